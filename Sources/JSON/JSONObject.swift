@@ -1,0 +1,108 @@
+/// The members of a JSON object: keys in insertion order, looked up by hash once the object is
+/// larger than a handful of keys.
+///
+/// Two objects are equal when they have the same members, whatever their order (RFC 8259).
+/// Copies share storage until one of them is written, like Swift's own collections.
+public struct JSONObject: Sendable {
+  public private(set) var keys: [String]
+  public private(set) var values: [JSON]
+  /// Key to position; only built past `linearLimit` keys, where hashing beats a scan.
+  private var index: [String: Int]?
+
+  private static let linearLimit = 8
+
+  public init() {
+    keys = []
+    values = []
+  }
+
+  /// Builds an object from members in order; a repeated key keeps its first position and its
+  /// last value.
+  public init<S: Sequence>(_ members: S) where S.Element == (String, JSON) {
+    self.init()
+    for (key, value) in members { self[key] = value }
+  }
+
+  public var count: Int { keys.count }
+  public var isEmpty: Bool { keys.isEmpty }
+
+  /// The position of `key`, or `nil` when the object has no such member.
+  public func position(of key: String) -> Int? {
+    if let index { return index[key] }
+    return keys.firstIndex(of: key)
+  }
+
+  public subscript(key: String) -> JSON? {
+    get { position(of: key).map { values[$0] } }
+    set {
+      if let newValue { set(key, newValue) } else { removeValue(forKey: key) }
+    }
+  }
+
+  /// Sets `key` to `value`, keeping its position when it exists and appending it otherwise.
+  public mutating func set(_ key: String, _ value: JSON) {
+    if let at = position(of: key) {
+      values[at] = value
+      return
+    }
+    keys.append(key)
+    values.append(value)
+    if index != nil {
+      index?[key] = keys.count - 1
+    } else if keys.count > Self.linearLimit {
+      rebuildIndex()
+    }
+  }
+
+  /// Removes `key` and returns its value; later members keep their relative order.
+  @discardableResult
+  public mutating func removeValue(forKey key: String) -> JSON? {
+    guard let at = position(of: key) else { return nil }
+    keys.remove(at: at)
+    let removed = values.remove(at: at)
+    if keys.count > Self.linearLimit { rebuildIndex() } else { index = nil }
+    return removed
+  }
+
+  /// Members in order, as `(key, value)` pairs.
+  public var members: Zip2Sequence<[String], [JSON]> { zip(keys, values) }
+
+  private mutating func rebuildIndex() {
+    var built = [String: Int](minimumCapacity: keys.count)
+    for (i, key) in keys.enumerated() { built[key] = i }
+    index = built
+  }
+}
+
+extension JSONObject: Equatable {
+  public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
+    guard lhs.count == rhs.count else { return false }
+    if lhs.keys == rhs.keys { return lhs.values == rhs.values }
+    for (key, value) in lhs.members {
+      guard let other = rhs[key], other == value else { return false }
+    }
+    return true
+  }
+}
+
+extension JSONObject: Hashable {
+  /// Order-independent, to agree with `==`: each member is hashed alone and the results are
+  /// combined with a commutative sum.
+  public func hash(into hasher: inout Hasher) {
+    var sum = 0
+    for (key, value) in members {
+      var member = Hasher()
+      member.combine(key)
+      member.combine(value)
+      sum &+= member.finalize()
+    }
+    hasher.combine(count)
+    hasher.combine(sum)
+  }
+}
+
+extension JSONObject: ExpressibleByDictionaryLiteral {
+  public init(dictionaryLiteral elements: (String, JSON)...) {
+    self.init(elements)
+  }
+}

@@ -1,0 +1,76 @@
+import JSON
+
+/// The face of a store that the server sees, whatever its feature: wire actions in, JSON
+/// publications out. `Store<F>` is the one implementation.
+///
+/// All stores live on the main actor, so the server reduces a whole batch of input lines
+/// without a task hop per message; effects run concurrently and come back through `send`.
+@MainActor
+public protocol AnyStore: AnyObject {
+  var id: String { get }
+  var featureName: String { get }
+  /// 0 for a new store; raised by exactly one for each reduced action that changed `published`.
+  var version: UInt64 { get }
+  /// The current view, encoded. Kept up to date by applying each publication's patch.
+  var published: JSON { get }
+  /// The full private state (not the view), encoded, for persistence.
+  var snapshot: JSON { get }
+
+  /// Called synchronously, once per reduced action that changed the view or emitted events,
+  /// before `send` returns for a client's action (so a patch is written before the response).
+  var observer: (@MainActor (Publication) -> Void)? { get set }
+
+  /// Decodes a wire action (`{"type": ..., fields}`), refuses a non-public or unknown type,
+  /// validates and reduces it. `cause` (a request id) is carried by every publication this
+  /// action or its effects produce.
+  func send(wire action: JSON, cause: JSON?) throws(ActionError) -> Transaction
+
+  /// Returns once every effect started by the transaction's action, and by the actions those
+  /// effects fed back, has finished (or the store was closed).
+  func settled(_ transaction: Transaction) async
+
+  /// Returns once no effect of this store is running.
+  func idle() async
+
+  /// Cancels every effect; no effect outlives its store. Idempotent.
+  func close()
+}
+
+/// What one reduced action changed, ready for the wire.
+public struct Publication: Sendable {
+  public var store: String
+  /// The version before (`from`) and after (`to`); equal when only events were emitted.
+  public var from: UInt64
+  public var to: UInt64
+  /// RFC 6902 operations turning the view at `from` into the view at `to`; empty if unchanged.
+  public var patch: [JSON]
+  /// Events as wire objects (`{"type": ..., fields}`), in emission order.
+  public var events: [JSON]
+  public var cause: JSON?
+
+  public init(
+    store: String, from: UInt64, to: UInt64, patch: [JSON], events: [JSON], cause: JSON?
+  ) {
+    self.store = store
+    self.from = from
+    self.to = to
+    self.patch = patch
+    self.events = events
+    self.cause = cause
+  }
+}
+
+/// A handle on one client action and everything it sets off, for awaiting "settled".
+public struct Transaction: Hashable, Sendable {
+  public let rawValue: UInt64
+  public init(rawValue: UInt64) { self.rawValue = rawValue }
+}
+
+/// Why a wire action was not reduced. The server maps `refused` to -32003 and `invalid` to
+/// -32602; `pointer` is relative to the action object (`/quantity`).
+public enum ActionError: Error, Equatable, Sendable {
+  /// An unknown action type, or an internal one only the core may send.
+  case refused(type: String, reason: String)
+  /// A field that does not decode, or that the feature's validation refused.
+  case invalid(pointer: String, reason: String)
+}

@@ -1,0 +1,2 @@
+import Features
+import StateServer
