@@ -27,6 +27,8 @@ let package = Package(
     .target(name: "StateKitTesting", dependencies: ["StateKit"], swiftSettings: strict),
     .target(name: "StateServer", dependencies: ["StateKit", "CSQLite"], swiftSettings: strict),
     .target(name: "Features", dependencies: ["StateKit"], swiftSettings: strict),
+    // Benchmarks and cross-language checks of the JSON layer (bench/json, bench/patch, tests/).
+    .executableTarget(name: "json-tool", dependencies: ["JSON"], swiftSettings: strict),
     .executableTarget(
       name: "stateserver", dependencies: ["StateServer", "Features"], swiftSettings: strict),
     .testTarget(name: "JSONTests", dependencies: ["JSON"], swiftSettings: strict),
