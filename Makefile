@@ -1,0 +1,50 @@
+# stateserver: `make run` sets everything up and starts the server; `make test` sets
+# everything up and runs every test of every language. See README.md.
+SHELL := /bin/bash
+export PATH := /opt/swift/usr/bin:$(PATH)
+
+SWIFT_FLAGS := --disable-index-store
+RELEASE_FLAGS := -c release $(SWIFT_FLAGS) --static-swift-stdlib
+BIN := .build/release/stateserver
+PYTHON ?= python3
+export STATESERVER_TESTDATA ?= $(abspath ../shared/testdata)
+
+.PHONY: setup build release run test swift-test py-test node-test bench format lint clean
+
+setup:
+	@scripts/setup.sh
+
+build: setup
+	swift build $(SWIFT_FLAGS)
+
+release: setup
+	swift build $(RELEASE_FLAGS)
+
+run: release
+	$(BIN) $(ARGS)
+
+test: setup
+	swift build $(SWIFT_FLAGS) --build-tests
+	swift test $(SWIFT_FLAGS) --skip-build
+	swift build $(RELEASE_FLAGS)
+	$(MAKE) --no-print-directory py-test node-test
+
+# pytest's exit code 5 (no test collected) fails here, as it must.
+py-test:
+	STATESERVER_BIN=$(abspath $(BIN)) JSON_TOOL_BIN=$(abspath .build/release/json-tool) \
+	  $(PYTHON) -m pytest -q tests
+
+node-test:
+	@if [ -d clients/typescript/test ]; then node --test clients/typescript/test/; fi
+
+bench: release
+	@set -e; for b in bench/*/run.sh; do echo "== $$b"; "$$b"; done
+
+format:
+	swift format --in-place --recursive Package.swift Sources Tests
+
+lint:
+	swift format lint --strict --recursive Package.swift Sources Tests
+
+clean:
+	rm -rf .build

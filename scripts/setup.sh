@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs what stateserver needs on a fresh Debian machine, and nothing when it is all there.
+# Runs as root (CI, the team's machines) or through sudo when available.
+set -euo pipefail
+
+apt_packages=(libjansson-dev libsqlite3-dev pkg-config)
+python_packages=(pytest jsonpatch jsonschema referencing)
+
+missing=()
+for p in "${apt_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]} with apt-get" >&2
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >&2
+fi
+
+python=${PYTHON:-python3}
+missing=()
+for p in "${python_packages[@]}"; do
+  "$python" -c "import importlib.util, sys; sys.exit(importlib.util.find_spec('$p') is None)" \
+    2>/dev/null || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]} with pip" >&2
+  "$python" -m pip install -q "${missing[@]}" >&2
+fi
+
+# The Python client, editable, so the tests always drive the checked-out code.
+if [ -f clients/python/pyproject.toml ] \
+  && ! "$python" -c "import stateserver" 2>/dev/null; then
+  echo "setup: installing clients/python with pip" >&2
+  "$python" -m pip install -q -e clients/python >&2
+fi
