@@ -23,6 +23,15 @@ public struct JSONObject: Sendable {
     for (key, value) in members { self[key] = value }
   }
 
+  /// Members whose keys are known to be distinct (the parser's output), in order; skips the
+  /// per-key duplicate lookups of `init(_:)`.
+  init(distinctKeys keys: [String], values: [JSON]) {
+    self.keys = keys
+    self.values = values
+    index = nil
+    if keys.count > Self.linearLimit { rebuildIndex() }
+  }
+
   public var count: Int { keys.count }
   public var isEmpty: Bool { keys.isEmpty }
 

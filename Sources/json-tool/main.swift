@@ -5,11 +5,14 @@ import Foundation
 import JSON
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-let subcommands: [String: ([String]) -> Int32] = [:]
+let subcommands: [String: ([String]) -> Int32] = [
+  "roundtrip": RoundTripCommand.run
+]
 
 guard let name = arguments.first, let run = subcommands[name] else {
   let names = subcommands.keys.sorted().joined(separator: ", ")
-  FileHandle.standardError.write(Data("usage: json-tool <subcommand> [args...]; subcommands: \(names)\n".utf8))
+  FileHandle.standardError.write(
+    Data("usage: json-tool <subcommand> [args...]; subcommands: \(names)\n".utf8))
   exit(2)
 }
 exit(run(Array(arguments.dropFirst())))

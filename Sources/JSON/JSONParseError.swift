@@ -1,0 +1,60 @@
+/// Why a text could not be parsed as JSON, and where.
+///
+/// The server answers `-32700` with `line`, `column`, `position` and `reason`, except for
+/// ``Kind-swift.enum/duplicateKey``, which it answers as an invalid request (`-32600`): the text
+/// is well-formed, but which value the sender meant is ambiguous.
+///
+/// ```swift
+/// do { _ = try JSON(parsing: "[1,x]") } catch {
+///   error.kind    // .syntax
+///   error.reason  // "invalid token near 'x'"
+/// }
+/// ```
+public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// The class of failure, for callers that answer them differently.
+  public enum Kind: String, Sendable, Equatable {
+    /// Not JSON: an invalid token, a missing comma, trailing content, a lone surrogate escape,
+    /// a byte order mark.
+    case syntax
+    /// The input ended inside a value (or was empty).
+    case unexpectedEnd
+    /// A byte sequence that is not UTF-8.
+    case invalidUTF8
+    /// A raw NUL byte (0x00) in the input; `"\u0000"` inside a string is fine.
+    case nulByte
+    /// An object key containing `\u0000`, which jansson cannot hold.
+    case nulInKey
+    /// An object has the same key twice (see ``JSONParseOptions/allowDuplicateKeys``).
+    case duplicateKey
+    /// An integer outside `Int64`, or a number too large for a `Double`.
+    case numberOutOfRange
+    /// Values nested deeper than ``JSON/maximumDepth``.
+    case tooDeep
+    /// The parser could not allocate memory.
+    case outOfMemory
+  }
+
+  public var kind: Kind
+  /// 1-based line of the offending character.
+  public var line: Int
+  /// 1-based column (in characters, not bytes) of the last character read on `line`.
+  public var column: Int
+  /// Bytes read when the error was found, the offending one included (so the offending byte
+  /// is at offset `position - 1` for single-byte problems such as a stray NUL).
+  public var position: Int
+  /// What was wrong, for a person: "invalid token near 'x'".
+  public var reason: String
+
+  public init(kind: Kind, line: Int, column: Int, position: Int, reason: String) {
+    self.kind = kind
+    self.line = line
+    self.column = column
+    self.position = position
+    self.reason = reason
+  }
+
+  public var description: String {
+    "JSON parse error (\(kind.rawValue)) at line \(line), column \(column), "
+      + "position \(position): \(reason)"
+  }
+}

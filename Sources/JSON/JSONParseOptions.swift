@@ -1,0 +1,17 @@
+/// Options of ``JSON/init(parsing:options:)-(UnsafeRawBufferPointer,_)``.
+///
+/// The default (`[]`) is what the server uses for every incoming line: duplicate keys are an
+/// error of their own kind.
+public struct JSONParseOptions: OptionSet, Sendable, Hashable {
+  public let rawValue: Int
+  public init(rawValue: Int) { self.rawValue = rawValue }
+
+  /// Accept an object with a repeated key; the last value wins (at the first key's position).
+  /// For loading third-party files (the json-patch test records repeat `"op"` on purpose), never
+  /// for protocol input.
+  ///
+  /// ```swift
+  /// try JSON(parsing: #"{"a":1,"a":2}"#, options: .allowDuplicateKeys)  // ["a": 2]
+  /// ```
+  public static let allowDuplicateKeys = JSONParseOptions(rawValue: 1 << 0)
+}

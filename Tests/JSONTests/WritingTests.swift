@@ -1,0 +1,84 @@
+import JSON
+import Testing
+
+@Suite("Writing: serialized() and write(to:)")
+struct WritingTests {
+  func text(_ value: JSON) throws -> String {
+    String(decoding: try value.serialized(), as: UTF8.self)
+  }
+
+  @Test func compactWithKeysInInsertionOrder() throws {
+    let value: JSON = ["jsonrpc": "2.0", "id": 1, "result": ["b": [true, false, nil], "a": [:]]]
+    #expect(try text(value) == #"{"jsonrpc":"2.0","id":1,"result":{"b":[true,false,null],"a":{}}}"#)
+  }
+
+  @Test(
+    "doubles in the shortest form that reads back",
+    arguments: [
+      (19.99, "19.99"), (0.1, "0.1"), (1.0, "1.0"), (-0.0, "-0.0"), (1e-5, "1e-05"),
+      (1e16, "1e+16"),
+      (.leastNonzeroMagnitude, "5e-324"), (1.7976931348623157e308, "1.7976931348623157e+308"),
+      (-2.5, "-2.5"),
+    ] as [(Double, String)])
+  func shortestDoubles(_ double: Double, _ expected: String) throws {
+    #expect(try text(.double(double)) == expected)
+    #expect(try JSON(parsing: expected) == .double(double))
+  }
+
+  @Test func integersAreExact() throws {
+    #expect(
+      try text([.integer(.max), .integer(.min), 0, -7, 10])
+        == "[9223372036854775807,-9223372036854775808,0,-7,10]")
+  }
+
+  @Test func nonASCIIIsWrittenAsUTF8AndOnlyRequiredEscapesAreUsed() throws {
+    let value: JSON = .string("Zoë 😀 \u{2028} \u{7F} / \" \\ \n\r\t\u{8}\u{C}\u{0}\u{1F}")
+    #expect(
+      try text(value) == "\"Zoë 😀 \u{2028} \u{7F} / \\\" \\\\ \\n\\r\\t\\b\\f\\u0000\\u001f\"")
+  }
+
+  @Test(
+    "non-finite doubles are refused with the pointer of the value",
+    arguments: [Double.nan, .infinity, -.infinity])
+  func nonFiniteDoublesAreRefused(_ double: Double) throws {
+    let value: JSON = ["items": [1, ["price/€": .double(double)]]]
+    #expect(throws: JSONWriteError.self) { try value.serialized() }
+    do {
+      _ = try value.serialized()
+    } catch {
+      #expect(error.kind == .nonFiniteDouble)
+      #expect(error.pointer == "/items/1/price~1€")
+    }
+  }
+
+  @Test func writeAppendsToTheBufferAndLeavesItUntouchedOnFailure() throws {
+    var buffer = Array("x\n".utf8)
+    try (["a": 1] as JSON).write(to: &buffer)
+    #expect(buffer == Array("x\n{\"a\":1}".utf8))
+    #expect(throws: JSONWriteError.self) {
+      try (["a", [.double(.nan)]] as JSON).write(to: &buffer)
+    }
+    #expect(buffer == Array("x\n{\"a\":1}".utf8))
+  }
+
+  @Test func descriptionIsTheCompactText() {
+    #expect((["a": [1, 2.5, "x"]] as JSON).description == #"{"a":[1,2.5,"x"]}"#)
+    #expect(JSON.array([.double(.infinity)]).description == "[inf]")
+  }
+
+  @Test func nestingPastTheLimitIsRefused() throws {
+    var value: JSON = []
+    for _ in 1..<JSON.maximumDepth { value = [value] }
+    let written = try value.serialized()
+    #expect(written.count == 2 * JSON.maximumDepth)
+    #expect(try JSON(parsing: written) == value)
+    let tooDeep: JSON = ["a": [value]]
+    do {
+      _ = try tooDeep.serialized()
+      Issue.record("wrote \(JSON.maximumDepth + 2) levels")
+    } catch {
+      #expect(error.kind == .tooDeep)
+      #expect(error.pointer.hasPrefix("/a/0/0/0"))
+    }
+  }
+}
