@@ -1,0 +1,262 @@
+// Array diffs. Both strategies first drop the common prefix and suffix (compared by storage
+// identity, then by value), so one changed element of a 100,000-element array leaves a middle
+// of one element on each side: the id maps and the subsequence search only ever see the middle.
+
+extension Differ {
+  /// Above this many cells (old middle × new middle) the unkeyed diff pairs elements by position
+  /// instead of searching for a longest common subsequence, to keep time and memory bounded.
+  static let subsequenceCellLimit = 1 << 20
+
+  mutating func diffArrays(_ a: [JSON], _ b: [JSON]) {
+    let shorter = min(a.count, b.count)
+    var prefix = 0
+    while prefix < shorter, JSON.same(a[prefix], b[prefix]) { prefix += 1 }
+    var suffix = 0
+    while suffix < shorter - prefix, JSON.same(a[a.count - 1 - suffix], b[b.count - 1 - suffix]) {
+      suffix += 1
+    }
+    let old = a[prefix..<(a.count - suffix)]
+    let new = b[prefix..<(b.count - suffix)]
+    if old.isEmpty && new.isEmpty { return }
+    if let oldIDs = Differ.distinctIDs(old), let newIDs = Differ.distinctIDs(new) {
+      diffKeyed(old, new, oldIDs: oldIDs, newIDs: newIDs, offset: prefix)
+    } else {
+      diffUnkeyed(old, new, offset: prefix)
+    }
+  }
+
+  /// The `id` of every element, when every element is an object with an `id` member and no
+  /// two share one; otherwise `nil`.
+  private static func distinctIDs(_ elements: ArraySlice<JSON>) -> [JSON: Int]? {
+    var ids: [JSON: Int] = [:]
+    ids.reserveCapacity(elements.count)
+    for (offset, element) in elements.enumerated() {
+      guard case .object(let object) = element, let id = object["id"] else { return nil }
+      guard ids.updateValue(offset, forKey: id) == nil else { return nil }
+    }
+    return ids
+  }
+
+  /// Elements matched by `id`: removals, then moves and insertions in target order, then the
+  /// matched elements' own changes at their final positions.
+  ///
+  /// Elements on a longest increasing subsequence (by new position, in old order) stay put;
+  /// every other surviving element is moved once. Positions are tracked with a Fenwick tree
+  /// over "slots" laid out in final array order, so each operation's index costs O(log n).
+  private mutating func diffKeyed(
+    _ old: ArraySlice<JSON>, _ new: ArraySlice<JSON>,
+    oldIDs: [JSON: Int], newIDs: [JSON: Int], offset: Int
+  ) {
+    let oldElements = Array(old)
+    let newElements = Array(new)
+    // New position of each old element, nil when it is gone.
+    var newPosition = [Int?](repeating: nil, count: oldElements.count)
+    for (id, oldIndex) in oldIDs { newPosition[oldIndex] = newIDs[id] }
+    // Old position of each new element, nil when it is inserted.
+    var oldPosition = [Int?](repeating: nil, count: newElements.count)
+    for (oldIndex, target) in newPosition.enumerated() {
+      if let target { oldPosition[target] = oldIndex }
+    }
+
+    // 1. Removals, last first, so earlier indices stay valid.
+    for oldIndex in oldElements.indices.reversed() where newPosition[oldIndex] == nil {
+      emit(.remove(path: pointer.appending(index: offset + oldIndex)))
+    }
+    let survivors = oldElements.indices.compactMap { newPosition[$0] }  // new positions, old order
+    let stable = Differ.longestIncreasingSubsequence(survivors)
+    var isStable = [Bool](repeating: false, count: newElements.count)
+    for position in stable { isStable[position] = true }
+
+    // 2. Slots in final order. Between two stable elements come first the slots where movers
+    //    and insertions land (in new order), then the slots movers leave (in old order).
+    var arrivalSlot = [Int](repeating: 0, count: newElements.count)
+    var departureSlot = [Int](repeating: 0, count: newElements.count)
+    var slotCount = 0
+    var nextSurvivor = 0
+    for position in newElements.indices {
+      if isStable[position] {
+        // Departures of movers that sat before this stable element in the old order.
+        while nextSurvivor < survivors.count, survivors[nextSurvivor] != position {
+          departureSlot[survivors[nextSurvivor]] = slotCount
+          slotCount += 1
+          nextSurvivor += 1
+        }
+        nextSurvivor += 1  // the stable element itself
+        arrivalSlot[position] = slotCount
+        slotCount += 1
+      } else {
+        arrivalSlot[position] = slotCount
+        slotCount += 1
+      }
+    }
+    while nextSurvivor < survivors.count {
+      departureSlot[survivors[nextSurvivor]] = slotCount
+      slotCount += 1
+      nextSurvivor += 1
+    }
+    var occupied = FenwickTree(count: slotCount)
+    for position in survivors {
+      occupied.add(1, at: isStable[position] ? arrivalSlot[position] : departureSlot[position])
+    }
+
+    // 3. Moves and insertions, in new order.
+    for position in newElements.indices where !isStable[position] {
+      let to: Int
+      if oldPosition[position] != nil {
+        let from = occupied.prefixSum(before: departureSlot[position])
+        occupied.add(-1, at: departureSlot[position])
+        to = occupied.prefixSum(before: arrivalSlot[position])
+        occupied.add(1, at: arrivalSlot[position])
+        if from != to {
+          emit(
+            .move(
+              from: pointer.appending(index: offset + from),
+              path: pointer.appending(index: offset + to)))
+        }
+      } else {
+        to = occupied.prefixSum(before: arrivalSlot[position])
+        occupied.add(1, at: arrivalSlot[position])
+        emit(.add(path: pointer.appending(index: offset + to), value: newElements[position]))
+      }
+    }
+
+    // 4. The array now has the new order; diff each matched element where it ended up.
+    for position in newElements.indices {
+      guard let oldIndex = oldPosition[position] else { continue }
+      diff(oldElements[oldIndex], newElements[position], at: String(offset + position))
+    }
+  }
+
+  /// Elements without ids: a longest common subsequence stays, and each run between two kept
+  /// elements becomes element diffs (pairing removed with inserted elements in order), then
+  /// removals or insertions of the remainder.
+  private mutating func diffUnkeyed(
+    _ old: ArraySlice<JSON>, _ new: ArraySlice<JSON>, offset: Int
+  ) {
+    let oldElements = Array(old)
+    let newElements = Array(new)
+    let kept: [(old: Int, new: Int)]
+    if oldElements.count * newElements.count <= Differ.subsequenceCellLimit {
+      kept = Differ.longestCommonSubsequence(oldElements, newElements)
+    } else {
+      kept = []
+    }
+    var position = offset  // where the next element of the result goes
+    var oldNext = 0
+    var newNext = 0
+    for pair in kept + [(old: oldElements.count, new: newElements.count)] {
+      let removed = pair.old - oldNext
+      let inserted = pair.new - newNext
+      let paired = min(removed, inserted)
+      for step in 0..<paired {
+        diff(oldElements[oldNext + step], newElements[newNext + step], at: String(position + step))
+      }
+      for _ in paired..<removed {
+        emit(.remove(path: pointer.appending(index: position + paired)))
+      }
+      for step in paired..<inserted {
+        emit(.add(path: pointer.appending(index: position + step), value: newElements[newNext + step]))
+      }
+      position += inserted + 1
+      oldNext = pair.old + 1
+      newNext = pair.new + 1
+    }
+  }
+
+  /// Index pairs of a longest common subsequence, in order. Elements are first mapped to small
+  /// integers (equal elements, equal integers) so the table compares integers.
+  static func longestCommonSubsequence(_ a: [JSON], _ b: [JSON]) -> [(old: Int, new: Int)] {
+    var classes: [JSON: Int] = [:]
+    var x: [Int] = []
+    x.reserveCapacity(a.count)
+    for element in a {
+      if let known = classes[element] {
+        x.append(known)
+      } else {
+        classes[element] = classes.count
+        x.append(classes.count - 1)
+      }
+    }
+    let y = b.map { classes[$0] ?? -1 }
+    let n = x.count
+    let m = y.count
+    if n == 0 || m == 0 { return [] }
+    // lengths[i * (m + 1) + j]: LCS length of x[i...] and y[j...].
+    var lengths = [Int32](repeating: 0, count: (n + 1) * (m + 1))
+    for i in stride(from: n - 1, through: 0, by: -1) {
+      for j in stride(from: m - 1, through: 0, by: -1) {
+        lengths[i * (m + 1) + j] =
+          x[i] == y[j]
+          ? lengths[(i + 1) * (m + 1) + j + 1] + 1
+          : max(lengths[(i + 1) * (m + 1) + j], lengths[i * (m + 1) + j + 1])
+      }
+    }
+    var pairs: [(old: Int, new: Int)] = []
+    var i = 0
+    var j = 0
+    while i < n, j < m {
+      if x[i] == y[j] {
+        pairs.append((i, j))
+        i += 1
+        j += 1
+      } else if lengths[(i + 1) * (m + 1) + j] >= lengths[i * (m + 1) + j + 1] {
+        i += 1
+      } else {
+        j += 1
+      }
+    }
+    return pairs
+  }
+
+  /// The values of a longest strictly increasing subsequence of `values` (patience sorting,
+  /// O(n log n)).
+  static func longestIncreasingSubsequence(_ values: [Int]) -> [Int] {
+    var tails: [Int] = []  // tails[k]: index in `values` of the smallest tail of a run of k+1
+    var previous = [Int](repeating: -1, count: values.count)
+    for (index, value) in values.enumerated() {
+      var low = 0
+      var high = tails.count
+      while low < high {
+        let middle = (low + high) / 2
+        if values[tails[middle]] < value { low = middle + 1 } else { high = middle }
+      }
+      if low > 0 { previous[index] = tails[low - 1] }
+      if low == tails.count { tails.append(index) } else { tails[low] = index }
+    }
+    var result: [Int] = []
+    var index = tails.last ?? -1
+    while index >= 0 {
+      result.append(values[index])
+      index = previous[index]
+    }
+    return result.reversed()
+  }
+}
+
+/// Counts of occupied slots with O(log n) updates and prefix sums.
+struct FenwickTree {
+  private var tree: [Int]
+
+  init(count: Int) {
+    tree = [Int](repeating: 0, count: count + 1)
+  }
+
+  mutating func add(_ delta: Int, at slot: Int) {
+    var index = slot + 1
+    while index < tree.count {
+      tree[index] += delta
+      index += index & -index
+    }
+  }
+
+  /// The sum over slots `0..<slot`.
+  func prefixSum(before slot: Int) -> Int {
+    var index = slot
+    var sum = 0
+    while index > 0 {
+      sum += tree[index]
+      index -= index & -index
+    }
+    return sum
+  }
+}
