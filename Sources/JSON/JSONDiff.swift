@@ -17,7 +17,7 @@ extension JSONPatch {
   /// let old: JSON = ["items": [["id": 1, "done": false], ["id": 2, "done": false]]]
   /// let new: JSON = ["items": [["id": 2, "done": true], ["id": 1, "done": false]]]
   /// JSONPatch.diff(from: old, to: new).json
-  /// // [{"op":"move","from":"/items/1","path":"/items/0"},
+  /// // [{"op":"move","path":"/items/1","from":"/items/0"},
   /// //  {"op":"replace","path":"/items/0/done","value":true}]
   /// ```
   ///
