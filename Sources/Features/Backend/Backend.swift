@@ -1,0 +1,161 @@
+import Synchronization
+
+/// The simulated server every reference feature talks to: users, coupons, profiles and notes,
+/// with latency on an injected clock and failures drawn from a seeded generator.
+///
+/// Deterministic by construction: the failure of each call is drawn when the call arrives, so
+/// the same seed and the same order of calls give the same outcomes, and latency passes on the
+/// injected clock (a test clock in tests, so a 50 ms round trip takes no real time).
+///
+/// ```swift
+/// let backend = Backend(seed: 7, latencyMs: 50, clock: ContinuousClock())
+/// let users = try await backend.listUsers()  // 50 users, after 50 ms
+/// ```
+public actor Backend {
+  /// Called with the new status after every change (settings or request counts), on the main
+  /// actor where stores live; returns false once the observer is gone, to be dropped.
+  public typealias Observer = @MainActor @Sendable (BackendStatus) -> Bool
+
+  private let clock: any Clock<Duration>
+  private var random: SplitMix64
+  private var status: BackendStatus
+  private var users: [User]
+  private var savedProfileName = ""
+  private var notes = NoteServer()
+  /// Behind a lock rather than actor isolation so that `observe` can be synchronous: a store
+  /// registered before the first request misses no count.
+  private let observers = Mutex<[(id: Int, observer: Observer)]>([])
+
+  /// The status this backend started with (its command-line settings), known without
+  /// awaiting the actor.
+  public nonisolated let initialStatus: BackendStatus
+
+  public init(
+    seed: UInt64 = Backend.defaultSeed, latencyMs: Int = 50, failRate: Double = 0,
+    clock: any Clock<Duration>
+  ) {
+    self.clock = clock
+    random = SplitMix64(seed: seed)
+    status = BackendStatus(
+      online: true, latencyMs: max(0, latencyMs), failRate: min(1, max(0, failRate)))
+    initialStatus = status
+    users = SampleUsers.make()
+  }
+
+  /// The seed used when none is given, so that two runs without `--seed` behave the same.
+  public static let defaultSeed: UInt64 = 20_261_129
+
+  // MARK: Steering (the `backend` store's actions); not requests, so not counted.
+
+  public var currentStatus: BackendStatus { status }
+
+  /// Calls `observer` with the status after every change from now on, until it returns false.
+  public nonisolated func observe(_ observer: @escaping Observer) {
+    observers.withLock { list in list.append(((list.last?.id ?? 0) + 1, observer)) }
+  }
+
+  public func setOnline(_ online: Bool) async {
+    status.online = online
+    await publish()
+  }
+
+  public func setLatency(ms: Int) async {
+    status.latencyMs = max(0, ms)
+    await publish()
+  }
+
+  public func setFailRate(_ rate: Double) async {
+    status.failRate = min(1, max(0, rate))
+    await publish()
+  }
+
+  /// Changes the server's copy of a note behind the client's back, to provoke a conflict.
+  /// `noteId` is the client's note id or its `serverId`. Returns false for an unknown note.
+  @discardableResult
+  public func remoteEdit(noteId: String, text: String) -> Bool {
+    notes.edit(noteId: noteId, text: text)
+  }
+
+  // MARK: Endpoints
+
+  public func listUsers() async throws -> [User] {
+    try await call("listUsers") { users }
+  }
+
+  /// Users whose name or email contains `query`, case-insensitively.
+  public func searchUsers(query: String) async throws -> [User] {
+    try await call("searchUsers") { users.filter { $0.matches(query) } }
+  }
+
+  public func deleteUser(id: Int) async throws {
+    try await call("deleteUser") { () throws(BackendError) in
+      guard let index = users.firstIndex(where: { $0.id == id }) else {
+        throw BackendError.notFound
+      }
+      users.remove(at: index)
+    }
+  }
+
+  /// Applies a coupon to the cart's items and returns them repriced. `SAVE10` (any case) takes
+  /// 10% off every price, rounded to the nearest cent; every other code is refused.
+  public func applyCoupon(code: String, items: [CartItem]) async throws -> [CartItem] {
+    try await call("applyCoupon") { () throws(BackendError) in
+      guard code.uppercased() == "SAVE10" else { throw BackendError.invalidCoupon }
+      return items.map { item in
+        var discounted = item
+        discounted.price = (item.price * 9 + 5) / 10
+        return discounted
+      }
+    }
+  }
+
+  /// Saves the profile's display name and returns it as stored.
+  public func saveProfile(name: String) async throws -> String {
+    try await call("saveProfile") {
+      savedProfileName = name
+      return name
+    }
+  }
+
+  /// Creates or updates the server copy of a note. Refuses with `.conflict` when the server's
+  /// copy changed since `upload.baseRevision`, so a client never overwrites it unknowingly.
+  public func uploadNote(_ upload: NoteUpload) async throws -> NoteReceipt {
+    try await call("uploadNote") { () throws(BackendError) in try notes.upload(upload) }
+  }
+
+  public func deleteNote(serverId: String) async throws {
+    try await call("deleteNote") { notes.delete(serverId: serverId) }
+  }
+
+  // MARK: Transport
+
+  /// One round trip: refused at once when offline; otherwise counted, its failure drawn and
+  /// its work done on arrival (so outcomes follow arrival order), then the reply takes
+  /// `latencyMs` on the clock. Cancellation during the wait throws `CancellationError`.
+  private func call<T: Sendable>(
+    _ endpoint: String, _ work: () throws(BackendError) -> T
+  ) async throws -> T {
+    guard status.online else { throw BackendError.offline }
+    status.requests[endpoint, default: 0] += 1
+    let failed = random.nextDouble() < status.failRate
+    let outcome: Result<T, BackendError>
+    if failed {
+      outcome = .failure(.network)
+    } else {
+      do throws(BackendError) { outcome = .success(try work()) } catch { outcome = .failure(error) }
+    }
+    let latency = status.latencyMs
+    await publish()
+    if latency > 0 { try await clock.sleep(for: .milliseconds(latency)) }
+    return try outcome.get()
+  }
+
+  /// Hands the status to every observer on the main actor, and waits for them: by the time a
+  /// request's reply is on its way, the `backend` store already counts it.
+  private func publish() async {
+    let current = status
+    for (id, observer) in observers.withLock({ $0 }) where await !observer(current) {
+      observers.withLock { list in list.removeAll { $0.id == id } }
+    }
+  }
+}

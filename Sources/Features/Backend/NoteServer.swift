@@ -1,0 +1,69 @@
+/// A note as the client sends it for upload.
+public struct NoteUpload: Equatable, Sendable {
+  public var id: String
+  /// `nil` for a note the server has never seen: the upload creates it.
+  public var serverId: String?
+  public var text: String
+  /// The server revision the client's text was based on; `nil` for a new note.
+  public var baseRevision: Int?
+
+  public init(id: String, serverId: String?, text: String, baseRevision: Int?) {
+    self.id = id
+    self.serverId = serverId
+    self.text = text
+    self.baseRevision = baseRevision
+  }
+}
+
+/// The server's acknowledgement of an upload.
+public struct NoteReceipt: Equatable, Sendable {
+  public var serverId: String
+  public var revision: Int
+}
+
+/// The server's copies of notes, with a revision per note to detect concurrent edits.
+struct NoteServer {
+  struct Copy {
+    var clientId: String
+    var text: String
+    var revision: Int
+  }
+
+  private var copies: [String: Copy] = [:]
+  private var nextNumber = 1
+
+  mutating func upload(_ upload: NoteUpload) throws(BackendError) -> NoteReceipt {
+    guard let serverId = upload.serverId else {
+      let serverId = "srv-\(nextNumber)"
+      nextNumber += 1
+      copies[serverId] = Copy(clientId: upload.id, text: upload.text, revision: 1)
+      return NoteReceipt(serverId: serverId, revision: 1)
+    }
+    guard var copy = copies[serverId] else {
+      // Deleted on the server meanwhile: the client's edit brings it back.
+      copies[serverId] = Copy(clientId: upload.id, text: upload.text, revision: 1)
+      return NoteReceipt(serverId: serverId, revision: 1)
+    }
+    guard copy.revision == upload.baseRevision else {
+      throw .conflict(serverText: copy.text, revision: copy.revision)
+    }
+    copy.text = upload.text
+    copy.revision += 1
+    copies[serverId] = copy
+    return NoteReceipt(serverId: serverId, revision: copy.revision)
+  }
+
+  mutating func delete(serverId: String) {
+    copies[serverId] = nil
+  }
+
+  mutating func edit(noteId: String, text: String) -> Bool {
+    let serverId =
+      copies[noteId] != nil ? noteId : copies.first { $0.value.clientId == noteId }?.key
+    guard let serverId, var copy = copies[serverId] else { return false }
+    copy.text = text
+    copy.revision += 1
+    copies[serverId] = copy
+    return true
+  }
+}

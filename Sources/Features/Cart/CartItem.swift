@@ -1,0 +1,14 @@
+/// A line of the cart. `price` is in cents, so totals are exact.
+public struct CartItem: Codable, Equatable, Identifiable, Sendable {
+  public var id: String
+  public var name: String
+  public var price: Int
+  public var quantity: Int
+
+  public init(id: String, name: String, price: Int, quantity: Int = 1) {
+    self.id = id
+    self.name = name
+    self.price = price
+    self.quantity = quantity
+  }
+}
