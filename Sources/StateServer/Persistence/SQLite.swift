@@ -1,0 +1,105 @@
+import CSQLite
+
+/// SQLite's `SQLITE_TRANSIENT` (a destructor of -1: "copy the bytes now"), which does not
+/// import into Swift because it is a macro casting an integer to a function pointer.
+let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+/// A failed SQLite call: its result code and SQLite's own message.
+struct SQLiteError: Error, CustomStringConvertible {
+  var code: Int32
+  var message: String
+
+  /// The file is not a database, or its pages are damaged: set it aside, do not retry.
+  var isUndecodable: Bool {
+    let primary = code & 0xFF
+    return primary == SQLITE_NOTADB || primary == SQLITE_CORRUPT
+  }
+
+  var description: String { "SQLite error \(code): \(message)" }
+}
+
+/// One open SQLite connection, used from a single thread at a time (persistence lives on the
+/// main actor). Just the calls persistence needs: execute, prepare, bind, step, read columns.
+final class SQLiteConnection {
+  private let handle: OpaquePointer
+
+  /// Opens (creating if needed) the database at `path`; `":memory:"` for a private one.
+  init(path: String) throws(SQLiteError) {
+    var opened: OpaquePointer?
+    let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+    let code = sqlite3_open_v2(path, &opened, flags, nil)
+    guard code == SQLITE_OK, let opened else {
+      let message = opened.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+      sqlite3_close_v2(opened)
+      throw SQLiteError(code: code, message: message)
+    }
+    handle = opened
+    sqlite3_extended_result_codes(handle, 1)
+  }
+
+  deinit {
+    sqlite3_close_v2(handle)
+  }
+
+  /// Runs one or more statements that return no rows we need.
+  func execute(_ sql: String) throws(SQLiteError) {
+    let code = sqlite3_exec(handle, sql, nil, nil, nil)
+    guard code == SQLITE_OK else { throw error(code) }
+  }
+
+  /// Runs `sql` with `bindings` and returns every row, each column as text or integer.
+  @discardableResult
+  func query(_ sql: String, _ bindings: [SQLiteValue] = []) throws(SQLiteError) -> [[SQLiteValue]] {
+    var statement: OpaquePointer?
+    let prepared = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
+    guard prepared == SQLITE_OK, let statement else { throw error(prepared) }
+    defer { sqlite3_finalize(statement) }
+    for (offset, value) in bindings.enumerated() {
+      let index = Int32(offset + 1)
+      let code: Int32
+      switch value {
+      case .null: code = sqlite3_bind_null(statement, index)
+      case .integer(let i): code = sqlite3_bind_int64(statement, index, i)
+      case .text(let s): code = sqlite3_bind_text(statement, index, s, -1, sqliteTransient)
+      }
+      guard code == SQLITE_OK else { throw error(code) }
+    }
+    var rows: [[SQLiteValue]] = []
+    while true {
+      let code = sqlite3_step(statement)
+      if code == SQLITE_DONE { return rows }
+      guard code == SQLITE_ROW else { throw error(code) }
+      rows.append(
+        (0..<sqlite3_column_count(statement)).map { column in
+          switch sqlite3_column_type(statement, column) {
+          case SQLITE_NULL: return .null
+          case SQLITE_INTEGER: return .integer(sqlite3_column_int64(statement, column))
+          default:
+            guard let text = sqlite3_column_text(statement, column) else { return .null }
+            return .text(String(cString: text))
+          }
+        })
+    }
+  }
+
+  private func error(_ code: Int32) -> SQLiteError {
+    SQLiteError(code: code, message: String(cString: sqlite3_errmsg(handle)))
+  }
+}
+
+/// A bound parameter or a column value.
+enum SQLiteValue: Equatable {
+  case null
+  case integer(Int64)
+  case text(String)
+
+  var text: String? {
+    if case .text(let s) = self { return s }
+    return nil
+  }
+
+  var integer: Int64? {
+    if case .integer(let i) = self { return i }
+    return nil
+  }
+}

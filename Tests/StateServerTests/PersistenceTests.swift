@@ -1,0 +1,250 @@
+import Foundation
+import JSON
+import StateKit
+import Synchronization
+import Testing
+
+@testable import StateServer
+
+/// A store reduced to what persistence reads: id, feature, version and snapshot.
+@MainActor
+final class FakeStore: AnyStore {
+  let id: String
+  let featureName: String
+  var version: UInt64 = 0
+  var snapshot: JSON
+  var published: JSON { snapshot }
+  var observer: (@MainActor (Publication) -> Void)?
+
+  init(id: String, feature: String, snapshot: JSON) {
+    self.id = id
+    self.featureName = feature
+    self.snapshot = snapshot
+  }
+
+  func send(wire action: JSON, cause: JSON?) throws(ActionError) -> Transaction {
+    throw .refused(type: "any", reason: "a fake store reduces nothing")
+  }
+  func settled(_ transaction: Transaction) async {}
+  func idle() async {}
+  func close() {}
+}
+
+/// Collects warnings so a test can check that something was reported.
+final class Warnings: Sendable {
+  private let lines = Mutex<[String]>([])
+  var all: [String] { lines.withLock { $0 } }
+  func record(_ line: String) { lines.withLock { $0.append(line) } }
+}
+
+/// A fresh temporary state directory (not created yet); the test removes it when done.
+func temporaryStateDirectory() -> String {
+  NSTemporaryDirectory() + "stateserver-persistence-\(UUID().uuidString)"
+}
+
+func remove(_ directory: String) {
+  try? FileManager.default.removeItem(atPath: directory)
+}
+
+@MainActor
+@Suite struct PersistenceTests {
+  @Test func aRestartResumesTheSavedStateAndVersion() throws {
+    let directory = temporaryStateDirectory()
+    defer { remove(directory) }
+    let first = Persistence(stateDirectory: directory)
+    let store = FakeStore(id: "notes", feature: "notes", snapshot: ["notes": ["a", "b"]])
+    first.attach(store, schemaVersion: 3)
+    store.version = 7
+    first.changed(storeID: "notes")
+    first.flush()
+
+    let second = Persistence(stateDirectory: directory)
+    let restored = try #require(
+      second.restore(storeID: "notes", feature: "notes", schemaVersion: 3))
+    #expect(restored.state == ["notes": ["a", "b"]])
+    #expect(restored.version == 7)
+  }
+
+  @Test func aBurstOfChangesIsWrittenInOneTransaction() throws {
+    let directory = temporaryStateDirectory()
+    defer { remove(directory) }
+    let persistence = Persistence(stateDirectory: directory, flushDelay: .seconds(3600))
+    let store = FakeStore(id: "profile", feature: "profile", snapshot: ["name": ""])
+    persistence.attach(store, schemaVersion: 1)
+    for n in 1...100 {
+      store.version = UInt64(n)
+      store.snapshot = ["name": .string("name \(n)")]
+      persistence.changed(storeID: "profile")
+    }
+    #expect(persistence.transactionCount == 0)
+    #expect(
+      Persistence(stateDirectory: directory).restore(
+        storeID: "profile", feature: "profile", schemaVersion: 1) == nil)
+
+    persistence.flush()
+    #expect(persistence.transactionCount == 1)
+    let restored = Persistence(stateDirectory: directory).restore(
+      storeID: "profile", feature: "profile", schemaVersion: 1)
+    #expect(restored?.version == 100)
+    #expect(restored?.state == ["name": "name 100"])
+  }
+
+  @Test func flushWithoutChangesWritesNothing() throws {
+    let directory = temporaryStateDirectory()
+    defer { remove(directory) }
+    let persistence = Persistence(stateDirectory: directory)
+    persistence.attach(FakeStore(id: "s", feature: "f", snapshot: [:]), schemaVersion: 1)
+    persistence.flush()
+    #expect(persistence.transactionCount == 0)
+  }
+
+  @Test func detachWritesTheLastStateOfAClosingStore() throws {
+    let directory = temporaryStateDirectory()
+    defer { remove(directory) }
+    let persistence = Persistence(stateDirectory: directory, flushDelay: .seconds(3600))
+    let store = FakeStore(id: "doc", feature: "notes", snapshot: ["notes": []])
+    persistence.attach(store, schemaVersion: 1)
+    store.version = 2
+    persistence.changed(storeID: "doc")
+    persistence.detach(storeID: "doc")
+    let restored = Persistence(stateDirectory: directory).restore(
+      storeID: "doc", feature: "notes", schemaVersion: 1)
+    #expect(restored?.version == 2)
+  }
+
+  @Test func aCorruptedDatabaseIsSetAsideAndAFreshOneIsUsed() throws {
+    let directory = temporaryStateDirectory()
+    defer { remove(directory) }
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    let path = directory + "/" + SnapshotDatabase.fileName
+    let garbage = Data(repeating: 0x5A, count: 8192)
+    try garbage.write(to: URL(fileURLWithPath: path))
+    let warnings = Warnings()
+
+    let persistence = Persistence(stateDirectory: directory, warn: warnings.record)
+    #expect(persistence.databasePath == path)
+    #expect(warnings.all.count == 1)
+    #expect(warnings.all.first?.contains("moved it to") == true)
+    let names = try FileManager.default.contentsOfDirectory(atPath: directory)
+    let moved = try #require(
+      names.first { $0.hasPrefix(SnapshotDatabase.fileName + ".set-aside-") })
+    #expect(FileManager.default.contents(atPath: directory + "/" + moved) == garbage)
+
+    let store = FakeStore(id: "notes", feature: "notes", snapshot: ["ok": true])
+    persistence.attach(store, schemaVersion: 1)
+    store.version = 1
+    persistence.changed(storeID: "notes")
+    persistence.flush()
+    #expect(
+      Persistence(stateDirectory: directory).restore(
+        storeID: "notes", feature: "notes", schemaVersion: 1)?.state == ["ok": true])
+  }
+
+  @Test func aSnapshotThatDoesNotParseIsSetAsideNotDeleted() throws {
+    let directory = temporaryStateDirectory()
+    defer { remove(directory) }
+    let database = SnapshotDatabase(directory: directory, warn: { _ in })
+    try database.save([
+      Snapshot(store: "notes", feature: "notes", schemaVersion: 1, version: 4, state: "{not json")
+    ])
+    let warnings = Warnings()
+    let persistence = Persistence(stateDirectory: directory, warn: warnings.record)
+    #expect(persistence.restore(storeID: "notes", feature: "notes", schemaVersion: 1) == nil)
+    #expect(warnings.all.count == 1)
+    #expect(try database.setAsideRows().map(\.store) == ["notes"])
+    #expect(try database.load(store: "notes") == nil)
+  }
+
+  @Test func aSnapshotOfAnotherSchemaVersionOrFeatureIsSetAside() throws {
+    let directory = temporaryStateDirectory()
+    defer { remove(directory) }
+    let database = SnapshotDatabase(directory: directory, warn: { _ in })
+    try database.save([
+      Snapshot(store: "notes", feature: "notes", schemaVersion: 1, version: 1, state: "{}"),
+      Snapshot(store: "profile", feature: "counter", schemaVersion: 1, version: 1, state: "{}"),
+    ])
+    let persistence = Persistence(stateDirectory: directory, warn: { _ in })
+    #expect(persistence.restore(storeID: "notes", feature: "notes", schemaVersion: 2) == nil)
+    #expect(persistence.restore(storeID: "profile", feature: "profile", schemaVersion: 1) == nil)
+    let reasons = try database.setAsideRows()
+    #expect(reasons.map(\.store) == ["notes", "profile"])
+    #expect(reasons.first?.reason.contains("schema version 1, expected 2") == true)
+  }
+
+  @Test func setAsideOnAFeatureDecodeFailureStartsTheStoreFresh() throws {
+    let directory = temporaryStateDirectory()
+    defer { remove(directory) }
+    let database = SnapshotDatabase(directory: directory, warn: { _ in })
+    try database.save([
+      Snapshot(store: "notes", feature: "notes", schemaVersion: 1, version: 9, state: "[1]")
+    ])
+    let persistence = Persistence(stateDirectory: directory, warn: { _ in })
+    #expect(persistence.restore(storeID: "notes", feature: "notes", schemaVersion: 1) != nil)
+    persistence.setAside(storeID: "notes", reason: "expected an object")
+    #expect(persistence.restore(storeID: "notes", feature: "notes", schemaVersion: 1) == nil)
+    #expect(try database.setAsideRows().first?.reason == "expected an object")
+  }
+
+  @Test func anUnusableStateDirectoryFallsBackToMemory() throws {
+    let directory = temporaryStateDirectory()
+    defer { remove(directory) }
+    // A regular file where the directory should be: it cannot be created.
+    _ = FileManager.default.createFile(atPath: directory, contents: Data("x".utf8))
+    let warnings = Warnings()
+    let persistence = Persistence(stateDirectory: directory, warn: warnings.record)
+    #expect(persistence.databasePath == nil)
+    #expect(warnings.all.count == 1)
+    let store = FakeStore(id: "s", feature: "f", snapshot: ["v": 1])
+    persistence.attach(store, schemaVersion: 1)
+    persistence.changed(storeID: "s")
+    persistence.flush()
+    #expect(persistence.restore(storeID: "s", feature: "f", schemaVersion: 1)?.state == ["v": 1])
+  }
+
+  @Test func attachUsesTheSchemaVersionTheStoreWasRestoredWith() throws {
+    let directory = temporaryStateDirectory()
+    defer { remove(directory) }
+    let persistence = Persistence(stateDirectory: directory)
+    #expect(persistence.restore(storeID: "notes", feature: "notes", schemaVersion: 5) == nil)
+    let store = FakeStore(id: "notes", feature: "notes", snapshot: ["v": 1])
+    persistence.attach(store)
+    persistence.changed(storeID: "notes")
+    persistence.flush()
+    let again = Persistence(stateDirectory: directory)
+    #expect(again.restore(storeID: "notes", feature: "notes", schemaVersion: 5) != nil)
+  }
+
+  @Test func aDatabaseFromANewerStateserverIsSetAsideNotMisread() throws {
+    let directory = temporaryStateDirectory()
+    defer { remove(directory) }
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    let path = directory + "/" + SnapshotDatabase.fileName
+    do {
+      let newer = try SQLiteConnection(path: path)
+      try newer.execute("CREATE TABLE future (x); PRAGMA user_version = 99;")
+    }
+    let warnings = Warnings()
+    let persistence = Persistence(stateDirectory: directory, warn: warnings.record)
+    #expect(persistence.databasePath == path)
+    #expect(warnings.all.first?.contains("newer stateserver") == true)
+    let names = try FileManager.default.contentsOfDirectory(atPath: directory)
+    #expect(names.contains { $0.hasPrefix(SnapshotDatabase.fileName + ".set-aside-") })
+  }
+
+  @Test func ephemeralPersistenceWritesNoFile() throws {
+    let persistence = Persistence(stateDirectory: nil)
+    #expect(persistence.databasePath == nil)
+  }
+
+  @Test func theDefaultDirectoryFollowsXDG() {
+    #expect(
+      Persistence.defaultDirectory(environment: ["XDG_STATE_HOME": "/x/state", "HOME": "/h"])
+        == "/x/state/stateserver")
+    #expect(
+      Persistence.defaultDirectory(environment: ["HOME": "/h"]) == "/h/.local/state/stateserver")
+    // XDG says a relative path is invalid and must be ignored.
+    #expect(
+      Persistence.defaultDirectory(environment: ["XDG_STATE_HOME": "rel", "HOME": "/h"])
+        == "/h/.local/state/stateserver")
+  }
+}
