@@ -1,0 +1,178 @@
+/// The command line of an executable built on the server: flags with values, `--help` and
+/// `--version`. Adding a flag is one ``Flag`` in the list given to ``init(name:version:summary:flags:)``.
+///
+/// ```swift
+/// var flags = CommandLineInterface<AppOptions>.serverFlags(\.server)
+/// flags.append(Flag("--seed", value: "N", help: "seed of the simulated backend") {
+///   $0.seed = try FlagValue.integer($1, of: "--seed")
+/// })
+/// switch CommandLineInterface(name: "stateserver", version: "1.0.0", summary: "...", flags: flags)
+///   .parse(CommandLine.arguments.dropFirst(), into: AppOptions()) { ... }
+/// ```
+public struct CommandLineInterface<Options>: Sendable {
+  public var name: String
+  public var version: String
+  public var summary: String
+  public var flags: [Flag<Options>]
+
+  public init(name: String, version: String, summary: String, flags: [Flag<Options>]) {
+    self.name = name
+    self.version = version
+    self.summary = summary
+    self.flags = flags
+  }
+
+  /// What the executable should do after reading its arguments.
+  public enum Outcome {
+    /// Run with these options.
+    case run(Options)
+    /// Print `text` on stdout and exit 0 (`--help`, `--version`: no protocol runs then).
+    case print(String)
+    /// Print `message` on stderr and exit with status 2.
+    case usageError(String)
+  }
+
+  public func parse<Arguments: Sequence<String>>(_ arguments: Arguments, into options: Options)
+    -> Outcome
+  {
+    var options = options
+    var iterator = arguments.makeIterator()
+    while let argument = iterator.next() {
+      if argument == "--help" || argument == "-h" { return .print(help) }
+      if argument == "--version" { return .print("\(name) \(version)\n") }
+      let (flagName, inlineValue) = split(argument)
+      guard let flag = flags.first(where: { $0.name == flagName }) else {
+        return .usageError(
+          "\(name): unknown option '\(argument)'\nRun '\(name) --help' to see the options.\n")
+      }
+      var value: String? = nil
+      if flag.valueName != nil {
+        value = inlineValue ?? iterator.next()
+        guard value != nil else {
+          return .usageError("\(name): option '\(flag.name)' needs a value\n")
+        }
+      } else if inlineValue != nil {
+        return .usageError("\(name): option '\(flag.name)' takes no value\n")
+      }
+      do {
+        try flag.apply(&options, value ?? "")
+      } catch {
+        return .usageError("\(name): \(error.message)\n")
+      }
+    }
+    return .run(options)
+  }
+
+  public var help: String {
+    var text = "\(summary)\n\nUsage: \(name) [options]\n\nOptions:\n"
+    let rows = flags.map { flag in
+      (flag.name + (flag.valueName.map { " " + $0 } ?? ""), flag.help)
+    } + [("--version", "print the version and exit"), ("--help", "print this help and exit")]
+    let width = rows.map(\.0.count).max() ?? 0
+    for (left, right) in rows {
+      text += "  " + left + String(repeating: " ", count: width - left.count + 2) + right + "\n"
+    }
+    return text
+  }
+
+  private func split(_ argument: String) -> (String, String?) {
+    guard argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") else {
+      return (argument, nil)
+    }
+    return (String(argument[..<equals]), String(argument[argument.index(after: equals)...]))
+  }
+}
+
+/// One command-line flag: its name, the placeholder of its value (nil for a switch), a line of
+/// help, and how it changes the options.
+public struct Flag<Options>: Sendable {
+  public var name: String
+  public var valueName: String?
+  public var help: String
+  public var apply: @Sendable (inout Options, String) throws(UsageError) -> Void
+
+  public init(
+    _ name: String, value valueName: String? = nil, help: String,
+    apply: @escaping @Sendable (inout Options, String) throws(UsageError) -> Void
+  ) {
+    self.name = name
+    self.valueName = valueName
+    self.help = help
+    self.apply = apply
+  }
+
+  /// The same flag acting on a part of larger options, so an executable can add its own flags
+  /// next to the server's.
+  public func lifted<Whole>(_ part: WritableKeyPath<Whole, Options> & Sendable) -> Flag<Whole> {
+    let apply = self.apply
+    return Flag<Whole>(name, value: valueName, help: help) { (whole, value) throws(UsageError) in
+      try apply(&whole[keyPath: part], value)
+    }
+  }
+}
+
+/// A command-line mistake, worded for the person who typed it.
+public struct UsageError: Error, Sendable {
+  public var message: String
+  public init(_ message: String) { self.message = message }
+}
+
+/// Parsers for flag values, with messages that name the flag.
+public enum FlagValue {
+  /// Parses a non-negative integer value.
+  public static func integer(_ text: String, of flag: String) throws(UsageError) -> Int {
+    guard let value = Int(text), value >= 0 else {
+      throw UsageError("option '\(flag)' expects a non-negative integer, got '\(text)'")
+    }
+    return value
+  }
+
+  /// Parses a duration in seconds (`2`, `0.5`).
+  public static func seconds(_ text: String, of flag: String) throws(UsageError) -> Duration {
+    guard let value = Double(text), value >= 0, value.isFinite else {
+      throw UsageError("option '\(flag)' expects a number of seconds such as 2 or 0.5, got '\(text)'")
+    }
+    return .milliseconds(Int64((value * 1000).rounded()))
+  }
+
+  /// Parses one of `choices`.
+  public static func choice(_ text: String, of flag: String, _ choices: [String]) throws(UsageError)
+    -> String
+  {
+    guard choices.contains(text) else {
+      throw UsageError(
+        "option '\(flag)' expects one of \(choices.joined(separator: ", ")), got '\(text)'")
+    }
+    return text
+  }
+}
+
+extension ServerOptions {
+  /// The server's own flags.
+  public static let flags: [Flag<ServerOptions>] = [
+    Flag("--ephemeral", help: "keep every store in memory; read and write nothing on disk") {
+      options, _ in options.ephemeral = true
+    },
+    Flag("--state-dir", value: "DIR", help: "where persistent stores live") { options, value in
+      options.stateDirectory = value
+    },
+    Flag("--log-level", value: "LEVEL", help: "error, warning (default), info or debug") {
+      (options, value) throws(UsageError) in
+      let name = try FlagValue.choice(value, of: "--log-level", Log.Level.allCases.map(\.name))
+      options.logLevel = Log.Level.allCases.first { $0.name == name } ?? .warning
+    },
+    Flag("--log-format", value: "FORMAT", help: "text (default) or json; logs go to stderr") {
+      (options, value) throws(UsageError) in
+      let name = try FlagValue.choice(value, of: "--log-format", Log.Format.allCases.map(\.rawValue))
+      options.logFormat = Log.Format(rawValue: name) ?? .text
+    },
+    Flag("--max-message-bytes", value: "N", help: "longest accepted input line (default 16777216)") {
+      (options, value) throws(UsageError) in
+      options.maxMessageBytes = max(1, try FlagValue.integer(value, of: "--max-message-bytes"))
+    },
+    Flag("--drain-timeout", value: "SECONDS", help: "how long effects may finish at shutdown (default 2)") {
+      (options, value) throws(UsageError) in
+      options.drainTimeout = try FlagValue.seconds(value, of: "--drain-timeout")
+    },
+  ]
+}

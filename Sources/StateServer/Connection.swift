@@ -1,0 +1,377 @@
+import JSON
+import StateKit
+
+/// The protocol engine of one client: turns input lines into calls on stores and stores'
+/// publications into output lines, in the order PROTOCOL.md promises.
+///
+/// Everything here runs on the main actor, where the stores live, so a whole input batch is
+/// served without a task hop: parse (already done by the reader), validate the envelope, route,
+/// `send` to a store (whose observer queues the patch and events synchronously), queue the
+/// response. The lines of a batch are committed to the writer together at its end.
+@MainActor
+final class Connection {
+  enum Phase {
+    case serving
+    /// Shutdown began: new requests are refused with -32010 while effects finish.
+    case draining
+  }
+
+  /// What a method produced: a result now, or a reply resolved later.
+  enum Outcome {
+    /// `barriers`: stores whose queued patches must not be merged across this response,
+    /// because it carries their state.
+    case result(JSON, barriers: [String] = [])
+    case later(PendingReply)
+  }
+
+  let registry: StoreRegistry
+  let options: ServerOptions
+  let log: Log
+  private let output: OutputQueue
+  var inbox: Inbox?
+  private var uncommitted: [Outgoing] = []
+  private var inBatch = false
+  private(set) var phase = Phase.serving
+  /// `initialize`'s `subscribe`: whether every store is watched at its root automatically.
+  var subscribesToAll = true
+  var subscriptions: [String: [Subscription]] = [:]
+  /// Requests answered later, by id, so `$/cancelRequest` can find them.
+  private var pending: [JSON: [PendingReply]] = [:]
+  var shutdownReplies: [PendingReply] = []
+  private var stopped: CheckedContinuation<Int32, Never>?
+  private var exitCode: Int32?
+
+  init(registry: StoreRegistry, output: OutputQueue, options: ServerOptions, log: Log) {
+    self.registry = registry
+    self.output = output
+    self.options = options
+    self.log = log
+  }
+
+  // MARK: Input
+
+  /// Serves what the reader queued; called once per wake-up of the inbox, and again until it
+  /// comes back empty.
+  func drainInbox() {
+    guard let inbox else { return }
+    let lines = inbox.take()
+    guard !lines.isEmpty else { return }
+    receive(lines)
+    Task { @MainActor in self.drainInbox() }
+  }
+
+  func receive(_ lines: [InboundLine]) {
+    inBatch = true
+    for line in lines { receive(line) }
+    inBatch = false
+    commit()
+  }
+
+  private func receive(_ line: InboundLine) {
+    switch line {
+    case .message(.array(let elements)):
+      receiveBatch(elements)
+    case .message(let message):
+      switch serve(message) {
+      case .none: break
+      case .some(.result(let response, let barriers)): emit(response, barriers: barriers)
+      case .some(.later(let reply)): reply.onResolve = { [weak self] in self?.emit($0) }
+      }
+    case .malformed(let error):
+      emit(Self.response(id: .null, error: error.kind == .duplicateKey ? .duplicateKey(error) : .parseError(error)))
+    case .oversize(let bytes):
+      emit(Self.response(id: .null, error: .messageTooLarge(size: bytes, limit: options.maxMessageBytes)))
+    case .endOfInput:
+      beginShutdown(reason: "end of input")
+    }
+  }
+
+  /// A JSON-RPC batch: one array of responses once every request in it is answered; no line at
+  /// all when it held only notifications.
+  private func receiveBatch(_ elements: [JSON]) {
+    guard !elements.isEmpty else {
+      emit(Self.response(id: .null, error: .invalidRequest("an empty batch; send at least one request")))
+      return
+    }
+    let batch = BatchReply()
+    for element in elements {
+      switch serve(element) {
+      case .none: break
+      case .some(.result(let response, let barriers)):
+        batch.responses.append(response)
+        batch.barriers += barriers
+      case .some(.later(let reply)):
+        let slot = batch.responses.count
+        batch.responses.append(.null)
+        batch.waiting += 1
+        reply.onResolve = { [weak self] response in
+          batch.responses[slot] = response
+          batch.waiting -= 1
+          if batch.waiting == 0 { self?.emit(.array(batch.responses), barriers: batch.barriers) }
+        }
+      }
+    }
+    if !batch.responses.isEmpty && batch.waiting == 0 {
+      emit(.array(batch.responses), barriers: batch.barriers)
+    }
+  }
+
+  /// Validates one message's envelope and calls its method. Returns the response (nil for a
+  /// notification); a response given as `.later` is written when its reply resolves.
+  private func serve(_ message: JSON) -> Outcome? {
+    guard case .object(let request) = message else {
+      let reason = "expected a request object, got \(message.kindDescription)"
+      return .result(Self.response(id: .null, error: .invalidRequest(reason)))
+    }
+    let id = request["id"]
+    switch id {
+    case nil, .string?, .integer?, .double?, .null?: break
+    case let other?:
+      let reason = "\"id\" must be a string, a number or null, got \(other.kindDescription)"
+      return .result(Self.response(id: .null, error: .invalidRequest(reason)))
+    }
+    guard request["jsonrpc"] == "2.0" else {
+      let reason = "\"jsonrpc\" must be \"2.0\""
+      return .result(Self.response(id: id ?? .null, error: .invalidRequest(reason)))
+    }
+    guard case .string(let method)? = request["method"] else {
+      let reason = "\"method\" must be a string naming the method"
+      return .result(Self.response(id: id ?? .null, error: .invalidRequest(reason)))
+    }
+    switch request["params"] {
+    case nil, .object?, .array?: break
+    case let other?:
+      let reason = "\"params\" must be an object or an array, got \(other.kindDescription)"
+      return .result(Self.response(id: id ?? .null, error: .invalidRequest(reason)))
+    }
+    do {
+      let outcome = try call(method, params: request["params"], id: id)
+      guard let id else {
+        if case .later(let reply) = outcome { reply.onResolve = nil }
+        return nil
+      }
+      switch outcome {
+      case .result(let result, let barriers):
+        return .result(["jsonrpc": "2.0", "id": id, "result": result], barriers: barriers)
+      case .later(let reply):
+        pending[id, default: []].append(reply)
+        reply.onFinish = { [weak self] in self?.forgetResolved(id) }
+        return .later(reply)
+      }
+    } catch {
+      guard let id else {
+        // JSON-RPC forbids answering a notification; the person running the server still hears.
+        log.warning(
+          "notification failed", ["method": method, "code": String(error.code), "message": error.message,
+          "reason": error.data?["reason"]?.stringValue ?? ""])
+        return nil
+      }
+      return .result(Self.response(id: id, error: error))
+    }
+  }
+
+  /// Routes a method; every method's params are validated before anything changes.
+  private func call(_ method: String, params: JSON?, id: JSON?) throws(RPCError) -> Outcome {
+    let params = try Params(params)
+    if phase == .draining && method != "$/cancelRequest" && method != "shutdown" {
+      throw .shuttingDown
+    }
+    switch method {
+    case "dispatch": return try dispatch(params, id: id)
+    case "state/get": return try getState(params)
+    case "state/subscribe": return try subscribe(params)
+    case "state/unsubscribe": return try unsubscribe(params)
+    case "store/open": return try openStore(params)
+    case "store/close": return try closeStore(params)
+    case "store/list": return .result(["stores": .array(registry.openStores.map(Self.summary))])
+    case "features/list": return .result(["features": .array(registry.features.map(Self.describe))])
+    case "initialize": return try initialize(params)
+    case "rpc.discover": return .result(OpenRPC.document(features: registry.features))
+    case "$/cancelRequest": return try cancel(params)
+    case "shutdown": return shutdown(id: id)
+    default: throw .methodNotFound(method)
+    }
+  }
+
+  // MARK: The hot path: dispatch
+
+  private func dispatch(_ params: Params, id: JSON?) throws(RPCError) -> Outcome {
+    let storeID = try params.string("store", "the id of an open store")
+    let action = try params.object("action", #"an action such as {"type": "increment"}"#)
+    let wait = try params.optionalChoice("wait", ["reduced", "settled"]) ?? "reduced"
+    guard let store = registry.store(storeID) else { throw .unknownStore(storeID) }
+    let transaction: Transaction
+    do {
+      // The store's observer queues the patch and events before `send` returns, so they are
+      // written before the response queued below.
+      transaction = try store.send(wire: action, cause: id)
+    } catch {
+      switch error {
+      case .refused(let type, let reason): throw .actionRefused(type: type, reason: reason)
+      case .invalid(let pointer, let reason):
+        throw .invalidParams(pointer: "/action" + pointer, reason: reason)
+      }
+    }
+    guard wait == "settled", let id else {
+      return .result(["store": .string(storeID), "version": .integer(Int64(store.version))])
+    }
+    let reply = PendingReply(id: id)
+    reply.work = Task { @MainActor [weak reply] in
+      await store.settled(transaction)
+      reply?.succeed(["store": .string(storeID), "version": .integer(Int64(store.version))])
+    }
+    return .later(reply)
+  }
+
+  // MARK: Output
+
+  /// Queues a store's publication for every subscription to it; called synchronously by the
+  /// store while it reduces.
+  func publish(_ publication: Publication, of store: any AnyStore) {
+    let changed = publication.to != publication.from
+    if changed, registry.isPersistent(publication.store) {
+      registry.persistence?.changed(storeID: publication.store)
+    }
+    guard let watching = subscriptions[publication.store], !watching.isEmpty else { return }
+    if changed {
+      for subscription in watching {
+        let operations =
+          subscription.path.isRoot
+          ? publication.patch
+          : Self.scope(publication.patch, to: subscription.path, in: store.published)
+        guard !operations.isEmpty else { continue }
+        uncommitted.append(
+          .patch(
+            PatchNotice(
+              store: publication.store, path: subscription.pathText, from: subscription.version,
+              to: publication.to, operations: operations, cause: publication.cause)))
+        subscription.version = publication.to
+      }
+    }
+    for event in publication.events {
+      let params: JSON = ["store": .string(publication.store), "event": event]
+      uncommitted.append(.message(Self.notification("store/event", params), barriers: [publication.store]))
+    }
+    if !inBatch { commit() }
+  }
+
+  func emit(_ message: JSON, barriers: [String] = []) {
+    uncommitted.append(.message(message, barriers: barriers))
+    if !inBatch { commit() }
+  }
+
+  /// Hands what was queued to the writer: at the end of each input batch, and at once for
+  /// output produced outside one (effects, replies resolved later).
+  func commit() {
+    guard !uncommitted.isEmpty else { return }
+    output.append(uncommitted) { compact(&$0) }
+    uncommitted.removeAll(keepingCapacity: true)
+  }
+
+  /// Replaces a merged patch's operations by the subscribed value itself once they outweigh it,
+  /// so a stalled client costs at most about one copy of each state it watches.
+  private func compact(_ notice: inout PatchNotice) {
+    guard let weight = notice.weight, weight >= 2 * max(notice.checkedWeight, 8),
+      let store = registry.store(notice.store), store.version == notice.to,
+      let path = try? JSONPointer(parsing: notice.path), let value = path.value(in: store.published)
+    else { return }
+    notice.checkedWeight = weight
+    let size = nodeCount(value, limit: weight)
+    guard size < weight else { return }
+    let op = path.isRoot ? "replace" : "add"
+    notice.operations = [["op": .string(op), "path": .string(notice.path), "value": value]]
+    notice.weight = size
+    notice.checkedWeight = size
+  }
+
+  // MARK: Lifecycle
+
+  /// Starts the shutdown (end of input, `shutdown`, a signal): refuse new requests, let effects
+  /// finish for up to the drain timeout, cancel the rest, flush persistence and every pending
+  /// line, then stop with status 0.
+  func beginShutdown(reason: String) {
+    guard phase == .serving else { return }
+    phase = .draining
+    inbox?.finish()
+    log.info("shutting down", ["reason": reason])
+    Task { @MainActor in await self.drainAndStop() }
+  }
+
+  private func drainAndStop() async {
+    let stores = registry.openStores
+    let idle = await Gate.waitAtMost(options.drainTimeout) {
+      for store in stores { await store.idle() }
+    }
+    if !idle { log.warning("effects still running after the drain timeout are cancelled") }
+    registry.closeAll()
+    // Closing resolves the "settled" waits; give their replies the same bounded time.
+    let waiting = pending.values.flatMap { $0 }.filter { reply in
+      !reply.isResolved && !shutdownReplies.contains { $0 === reply }
+    }
+    _ = await Gate.waitAtMost(options.drainTimeout) {
+      for reply in waiting { await reply.resolved() }
+    }
+    for reply in waiting { reply.fail(.shuttingDown) }
+    await registry.persistence?.flush()
+    for reply in shutdownReplies { reply.succeed([:]) }
+    commit()
+    output.finish()
+    await output.drained()
+    stop(0)
+  }
+
+  func stop(_ code: Int32) {
+    exitCode = code
+    stopped?.resume(returning: code)
+    stopped = nil
+  }
+
+  /// Returns the exit status once the connection has stopped.
+  func finished() async -> Int32 {
+    if let exitCode { return exitCode }
+    return await withCheckedContinuation { stopped = $0 }
+  }
+
+  // MARK: Helpers for the methods
+
+  func forgetResolved(_ id: JSON) {
+    pending[id]?.removeAll { $0.isResolved }
+    if pending[id]?.isEmpty == true { pending[id] = nil }
+  }
+
+  func pendingReplies(for id: JSON) -> [PendingReply] {
+    forgetResolved(id)
+    return pending[id] ?? []
+  }
+
+  /// Watches a new store: its publications go to `publish`.
+  func attach(_ store: any AnyStore) {
+    store.observer = { [weak self, weak store] publication in
+      guard let self, let store else { return }
+      self.publish(publication, of: store)
+    }
+    if subscribesToAll {
+      subscriptions[store.id] = [Subscription(path: .root, version: store.version)]
+    }
+  }
+
+  static func response(id: JSON, error: RPCError) -> JSON {
+    ["jsonrpc": "2.0", "id": id, "error": error.json]
+  }
+
+  static func notification(_ method: String, _ params: JSON) -> JSON {
+    ["jsonrpc": "2.0", "method": .string(method), "params": params]
+  }
+
+  static func summary(_ store: any AnyStore) -> JSON {
+    ["store": .string(store.id), "feature": .string(store.featureName), "version": .integer(Int64(store.version))]
+  }
+}
+
+/// The responses of one batch, written as one array when the last of them is ready.
+@MainActor
+private final class BatchReply {
+  var responses: [JSON] = []
+  var barriers: [String] = []
+  var waiting = 0
+}

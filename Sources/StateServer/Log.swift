@@ -1,0 +1,99 @@
+import JSON
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Diagnostics on stderr (stdout carries protocol messages only), as text or as one JSON
+/// object per line.
+///
+/// Each record is one `write(2)` of a whole line, so records from the reader, the writer and
+/// the main actor never interleave mid-line.
+///
+/// ```swift
+/// log.warning("notification failed", ["method": "dispatch", "code": "-32003"])
+/// // text: stateserver: warning: notification failed method=dispatch code=-32003
+/// ```
+public struct Log: Sendable {
+  public enum Level: Int, Sendable, Comparable, CaseIterable {
+    case error, warning, info, debug
+
+    public var name: String {
+      switch self {
+      case .error: "error"
+      case .warning: "warning"
+      case .info: "info"
+      case .debug: "debug"
+      }
+    }
+
+    public static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
+  }
+
+  public enum Format: String, Sendable, CaseIterable {
+    case text, json
+  }
+
+  public var level: Level
+  public var format: Format
+
+  public init(level: Level = .warning, format: Format = .text) {
+    self.level = level
+    self.format = format
+  }
+
+  public func error(_ message: @autoclosure () -> String, _ fields: KeyValuePairs<String, String> = [:]) {
+    record(.error, message, fields)
+  }
+
+  public func warning(
+    _ message: @autoclosure () -> String, _ fields: KeyValuePairs<String, String> = [:]
+  ) {
+    record(.warning, message, fields)
+  }
+
+  public func info(_ message: @autoclosure () -> String, _ fields: KeyValuePairs<String, String> = [:]) {
+    record(.info, message, fields)
+  }
+
+  public func debug(_ message: @autoclosure () -> String, _ fields: KeyValuePairs<String, String> = [:]) {
+    record(.debug, message, fields)
+  }
+
+  private func record(
+    _ level: Level, _ message: () -> String, _ fields: KeyValuePairs<String, String>
+  ) {
+    guard level <= self.level else { return }
+    var line: [UInt8]
+    switch format {
+    case .text:
+      var text = "stateserver: \(level.name): \(message())"
+      for (key, value) in fields { text += " \(key)=\(value)" }
+      line = Array(text.utf8)
+    case .json:
+      var object: JSONObject = ["level": .string(level.name), "message": .string(message())]
+      for (key, value) in fields { object[key] = .string(value) }
+      line = (try? JSON.object(object).serialized()) ?? Array("{}".utf8)
+    }
+    line.append(UInt8(ascii: "\n"))
+    Self.writeStandardError(line)
+  }
+
+  /// Writes to fd 2 directly: Glibc's `stderr` global is not concurrency-safe in Swift 6.
+  static func writeStandardError(_ bytes: [UInt8]) {
+    bytes.withUnsafeBytes { raw in
+      guard let base = raw.baseAddress else { return }
+      var offset = 0
+      while offset < raw.count {
+        let written = write(2, base + offset, raw.count - offset)
+        if written < 0 {
+          if errno == EINTR { continue }
+          return  // nowhere left to report a failing stderr
+        }
+        offset += written
+      }
+    }
+  }
+}

@@ -1,0 +1,85 @@
+import JSON
+
+/// One line the server owes the client, in the order it was produced. Built on the main actor,
+/// serialized by the writer thread (so encoding runs in parallel with reducing).
+enum Outgoing: Sendable {
+  /// A response or notification, never merged or dropped. Patches of the stores in `barriers`
+  /// may not be merged across it: events, `store/closed`, and responses that carry a state
+  /// (a client sets its mirror from them and then expects the patches that follow).
+  case message(JSON, barriers: [String])
+  /// A `state/patch` notification, which may absorb later patches of the same subscription
+  /// while the writer is blocked.
+  case patch(PatchNotice)
+}
+
+/// The params of a `state/patch` notification for one subscription.
+struct PatchNotice: Sendable {
+  var store: String
+  /// The subscription's path, `""` for the whole state. Paths in `operations` are always from
+  /// the store's root.
+  var path: String
+  var from: UInt64
+  var to: UInt64
+  var operations: [JSON]
+  var cause: JSON?
+  /// Size of `operations` in JSON nodes, once measured (only merged patches are measured).
+  var weight: Int? = nil
+  /// `weight` when it was last compared with the state's size, to compare only on doubling.
+  var checkedWeight = 0
+
+  /// Appends the bytes of the whole notification line (without the newline).
+  func write(to bytes: inout [UInt8]) throws(JSONWriteError) {
+    bytes.append(contentsOf: Self.prefix)
+    try JSON.string(store).write(to: &bytes)
+    bytes.append(contentsOf: #","from":"#.utf8)
+    bytes.append(contentsOf: String(from).utf8)
+    bytes.append(contentsOf: #","to":"#.utf8)
+    bytes.append(contentsOf: String(to).utf8)
+    bytes.append(contentsOf: #","patch":"#.utf8)
+    try JSON.array(operations).write(to: &bytes)
+    if let cause {
+      bytes.append(contentsOf: #","cause":"#.utf8)
+      try cause.write(to: &bytes)
+    }
+    if !path.isEmpty {
+      bytes.append(contentsOf: #","path":"#.utf8)
+      try JSON.string(path).write(to: &bytes)
+    }
+    bytes.append(contentsOf: "}}".utf8)
+  }
+
+  private static let prefix = Array(#"{"jsonrpc":"2.0","method":"state/patch","params":{"store":"#.utf8)
+
+  /// Takes in the next patch of the same subscription: `from` stays, `to` and `cause` move on.
+  mutating func absorb(_ next: PatchNotice) {
+    let measured = weight ?? Self.weight(of: operations)
+    weight = measured + Self.weight(of: next.operations)
+    to = next.to
+    cause = next.cause
+    operations.append(contentsOf: next.operations)
+  }
+
+  static func weight(of operations: [JSON]) -> Int {
+    operations.reduce(0) { $0 + nodeCount($1, limit: Int.max) }
+  }
+}
+
+/// The number of values in `value` (itself included), counting stops past `limit`.
+func nodeCount(_ value: JSON, limit: Int) -> Int {
+  var count = 0
+  var stack = [value]
+  while let next = stack.popLast() {
+    count += 1
+    if count > limit { return count }
+    switch next {
+    case .array(let elements):
+      if count + stack.count + elements.count > limit { return limit + 1 }
+      stack.append(contentsOf: elements)
+    case .object(let object):
+      if count + stack.count + object.count > limit { return limit + 1 }
+      stack.append(contentsOf: object.values)
+    default: break
+    }
+  }
+  return count
+}

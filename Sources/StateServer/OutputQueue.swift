@@ -1,0 +1,135 @@
+import Foundation
+import JSON
+
+/// The lines committed by the main actor and not yet taken by the writer thread.
+///
+/// Lines queue up here only while the writer is busy in `write(2)` (a slow or stopped client).
+/// Then a patch merges into the queued patch of the same subscription, provided no barrier of
+/// its store (an event, `store/closed`, a response carrying state) lies between them: its
+/// `from` stays, its `to` moves on, operations are concatenated. Moving a patch earlier keeps
+/// every promise of PROTOCOL.md: it still precedes the responses of the actions that caused it,
+/// and it never crosses an event of its store. Patches are only merged into lines committed
+/// earlier, never within one commit, so a client that keeps up sees one patch per change.
+///
+/// Memory stays bounded: responses and events are counted and the reader pauses past
+/// `maxMessages` (``waitForRoom()``); merged patches are compacted by the committer into one
+/// whole-state `replace` once their operations outweigh the state.
+final class OutputQueue: @unchecked Sendable {
+  // Safety: every mutable property is read and written only with `condition` locked; the
+  // writer thread and the main actor meet nowhere else.
+  private let condition = NSCondition()
+  private var lines: [Outgoing] = []
+  /// Per store, per subscription path: the index in `lines` of the newest patch that later
+  /// patches may merge into.
+  private var mergeTargets: [String: [String: Int]] = [:]
+  private var messageCount = 0
+  private var finished = false
+  private var isDrained = false
+  private var onDrained: [@Sendable () -> Void] = []
+  private let maxMessages: Int
+
+  init(maxMessages: Int) {
+    self.maxMessages = maxMessages
+  }
+
+  /// Adds the lines of one commit. `compact` is called, with the lock held, on each queued patch
+  /// that grew by merging; it may replace the operations by the whole state.
+  func append(_ batch: [Outgoing], compact: (inout PatchNotice) -> Void) {
+    guard !batch.isEmpty else { return }
+    condition.lock()
+    defer { condition.unlock() }
+    guard !finished else { return }
+    let wasEmpty = lines.isEmpty
+    var added: [String: [String: Int]] = [:]
+    var grown: Set<Int> = []
+    for line in batch {
+      switch line {
+      case .message(_, let barriers):
+        lines.append(line)
+        messageCount += 1
+        for store in barriers {
+          mergeTargets[store] = nil
+          added[store] = nil
+        }
+      case .patch(let notice):
+        if let target = mergeTargets[notice.store]?[notice.path],
+          case .patch(var queued) = lines[target]
+        {
+          lines[target] = .message(.null, barriers: [])  // drop the reference: merge in place
+          queued.absorb(notice)
+          lines[target] = .patch(queued)
+          grown.insert(target)
+        } else {
+          lines.append(line)
+          // A newer line of this subscription now follows any older target.
+          mergeTargets[notice.store]?[notice.path] = nil
+          added[notice.store, default: [:]][notice.path] = lines.count - 1
+        }
+      }
+    }
+    for (store, paths) in added {
+      mergeTargets[store, default: [:]].merge(paths) { _, new in new }
+    }
+    for index in grown {
+      guard case .patch(var queued) = lines[index] else { continue }
+      lines[index] = .message(.null, barriers: [])
+      compact(&queued)
+      lines[index] = .patch(queued)
+    }
+    if wasEmpty { condition.broadcast() }
+  }
+
+  /// Blocks the reader while too many responses and events wait for the client.
+  func waitForRoom() {
+    condition.lock()
+    while messageCount >= maxMessages && !finished { condition.wait() }
+    condition.unlock()
+  }
+
+  /// For the writer: blocks until lines are queued and takes them all; `nil` once finished and
+  /// empty.
+  func next() -> [Outgoing]? {
+    condition.lock()
+    defer { condition.unlock() }
+    while lines.isEmpty {
+      if finished {
+        if !isDrained {
+          isDrained = true
+          let callbacks = onDrained
+          onDrained = []
+          for callback in callbacks { callback() }
+        }
+        return nil
+      }
+      condition.wait()
+    }
+    let taken = lines
+    lines = []
+    mergeTargets = [:]
+    messageCount = 0
+    condition.broadcast()
+    return taken
+  }
+
+  /// No more lines will be appended; the writer stops once it has written everything.
+  func finish() {
+    condition.lock()
+    finished = true
+    condition.broadcast()
+    condition.unlock()
+  }
+
+  /// Returns once the writer has written every line and ``finish()`` was called.
+  func drained() async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      condition.lock()
+      if isDrained {
+        condition.unlock()
+        continuation.resume()
+        return
+      }
+      onDrained.append { continuation.resume() }
+      condition.unlock()
+    }
+  }
+}

@@ -1,0 +1,92 @@
+import Dispatch
+import Foundation
+import JSON
+import StateKit
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The stateserver runtime: serves PROTOCOL.md on stdin/stdout for the given features until the
+/// input ends, `shutdown` arrives or SIGTERM/SIGINT, then exits 0 after draining.
+///
+/// Three threads meet through two queues: a reader thread splits and parses stdin (``Inbox``),
+/// the main actor reduces actions and builds replies (``Connection``), a writer thread encodes
+/// and writes stdout (``OutputQueue``).
+///
+/// ```swift
+/// let server = Server(features: [Counter().descriptor()], options: ServerOptions())
+/// exit(await server.run())
+/// ```
+public struct Server: Sendable {
+  /// The version `--version` and `initialize` report.
+  public static let version = "0.1.0"
+
+  public var features: [FeatureDescriptor]
+  public var options: ServerOptions
+  public var persistence: (@MainActor @Sendable () -> (any StorePersistence)?)
+
+  /// `persistence` is made on the main actor when the server starts (nil: nothing persists).
+  public init(
+    features: [FeatureDescriptor], options: ServerOptions,
+    persistence: @escaping @MainActor @Sendable () -> (any StorePersistence)? = { nil }
+  ) {
+    self.features = features
+    self.options = options
+    self.persistence = persistence
+  }
+
+  /// Runs until shutdown and returns the process's exit status.
+  @MainActor
+  public func run(input: Int32 = 0, output: Int32 = 1) async -> Int32 {
+    // A client that closes our stdout must not kill us mid-drain: write(2) reports EPIPE.
+    signal(SIGPIPE, SIG_IGN)
+    let log = options.log
+    if isatty(input) == 1 {
+      Log.writeStandardError(
+        Array(
+          ("stateserver \(Self.version): type JSON-RPC requests, one per line, e.g. "
+            + #"{"jsonrpc":"2.0","id":1,"method":"store/list"}; Ctrl-D to quit"# + "\n").utf8))
+    }
+    let queue = OutputQueue(maxMessages: options.maxQueuedMessages)
+    let registry = StoreRegistry(features: features, persistence: persistence())
+    let connection = Connection(registry: registry, output: queue, options: options, log: log)
+    do {
+      try registry.openDefaultStores()
+    } catch {
+      log.error("cannot open the default stores", ["reason": error.message])
+      return 1
+    }
+    for store in registry.openStores { connection.attach(store) }
+    let inbox = Inbox(capacity: 16_384) {
+      Task { @MainActor in connection.drainInbox() }
+    }
+    connection.inbox = inbox
+    StdoutWriter(fd: output, queue: queue, log: log).start()
+    LineReader(fd: input, maxMessageBytes: options.maxMessageBytes, inbox: inbox, output: queue)
+      .start()
+    let signals = [SIGTERM, SIGINT].map { number in
+      signal(number, SIG_IGN)
+      let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
+      source.setEventHandler {
+        MainActor.assumeIsolated {
+          if connection.phase == .serving {
+            log.info("signal received; draining", ["signal": String(number)])
+            // Served like end of input: the lines already read are answered first.
+            inbox.finish()
+          } else {
+            log.warning("second signal; exiting without draining", ["signal": String(number)])
+            exit(128 + number)
+          }
+        }
+      }
+      source.resume()
+      return source
+    }
+    let status = await connection.finished()
+    for source in signals { source.cancel() }
+    return status
+  }
+}

@@ -1,0 +1,103 @@
+import JSON
+import StateKit
+
+/// The features the server was built with and the stores open now, in opening order.
+///
+/// Every feature has a default store named after it, open from the start; `store/open` adds
+/// more. Persistent stores are reported to the persistence at each point of their life.
+@MainActor
+final class StoreRegistry {
+  let features: [FeatureDescriptor]
+  private let featuresByName: [String: FeatureDescriptor]
+  private(set) var stores: [String: any AnyStore] = [:]
+  private(set) var order: [String] = []
+  private var persistent: Set<String> = []
+  let persistence: (any StorePersistence)?
+  private var generated = 0
+
+  init(features: [FeatureDescriptor], persistence: (any StorePersistence)?) {
+    self.features = features
+    self.featuresByName = Dictionary(features.map { ($0.name, $0) }) { first, _ in first }
+    self.persistence = persistence
+  }
+
+  func feature(named name: String) -> FeatureDescriptor? { featuresByName[name] }
+
+  func store(_ id: String) -> (any AnyStore)? { stores[id] }
+
+  var openStores: [any AnyStore] { order.compactMap { stores[$0] } }
+
+  func isPersistent(_ id: String) -> Bool { persistent.contains(id) }
+
+  /// Opens the default store of every feature; persistent ones are restored.
+  func openDefaultStores() throws(RPCError) {
+    for feature in features where stores[feature.name] == nil {
+      _ = try open(feature: feature, id: feature.name, initial: nil, persist: feature.isPersistent)
+    }
+  }
+
+  /// Opens a store. `id` nil generates one (`counter-1`); `initial` is a merge patch over the
+  /// feature's initial state.
+  func open(feature: FeatureDescriptor, id: String?, initial: JSON?, persist: Bool)
+    throws(RPCError) -> any AnyStore
+  {
+    let id = id ?? nextID(for: feature.name)
+    guard stores[id] == nil else { throw .storeExists(id) }
+    var restored: (state: JSON, version: UInt64)? = nil
+    if persist, initial == nil, let persistence {
+      restored = persistence.restore(
+        storeID: id, feature: feature.name, schemaVersion: feature.schemaVersion)
+    }
+    let store: any AnyStore
+    do {
+      store = try feature.makeStore(id, initial, restored)
+    } catch {
+      if restored != nil, let persistence {
+        // A snapshot that no longer decodes is set aside and reported, never fatal.
+        persistence.setAside(storeID: id, reason: "\(error)")
+        do {
+          store = try feature.makeStore(id, nil, nil)
+        } catch {
+          throw .internalError("feature '\(feature.name)' cannot make its initial state: \(error)")
+        }
+      } else {
+        switch error {
+        case .invalid(let pointer, let reason):
+          throw .invalidParams(pointer: "/state" + pointer, reason: reason)
+        case .refused(_, let reason):
+          throw .invalidParams(pointer: "/state", reason: reason)
+        }
+      }
+    }
+    stores[id] = store
+    order.append(id)
+    if persist, let persistence {
+      persistent.insert(id)
+      persistence.attach(store)
+    }
+    return store
+  }
+
+  /// Closes a store: its effects are cancelled and a persistent store's snapshot kept.
+  @discardableResult
+  func close(_ id: String) -> (any AnyStore)? {
+    guard let store = stores.removeValue(forKey: id) else { return nil }
+    order.removeAll { $0 == id }
+    if persistent.remove(id) != nil { persistence?.detach(storeID: id) }
+    store.close()
+    store.observer = nil
+    return store
+  }
+
+  func closeAll() {
+    for id in order.reversed() { close(id) }
+  }
+
+  private func nextID(for feature: String) -> String {
+    while true {
+      generated += 1
+      let id = "\(feature)-\(generated)"
+      if stores[id] == nil { return id }
+    }
+  }
+}

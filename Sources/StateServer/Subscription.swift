@@ -1,0 +1,18 @@
+import JSON
+
+/// A client's interest in a store's state, or in one subtree of it (`path`).
+@MainActor
+final class Subscription {
+  let path: JSONPointer
+  /// `path` as the client wrote it (`""` for the whole state), echoed in patches.
+  let pathText: String
+  /// The version the client's copy of the subtree is at: the `from` of its next patch. For a
+  /// path, versions that left the subtree unchanged are skipped.
+  var version: UInt64
+
+  init(path: JSONPointer, version: UInt64) {
+    self.path = path
+    self.pathText = path.description
+    self.version = version
+  }
+}
