@@ -10,6 +10,21 @@ enum Outgoing: Sendable {
   /// A `state/patch` notification, which may absorb later patches of the same subscription
   /// while the writer is blocked.
   case patch(PatchNotice)
+
+  /// Appends the line's bytes and its newline; on failure `bytes` is left as it was.
+  func write(to bytes: inout [UInt8]) throws(JSONWriteError) {
+    let start = bytes.count
+    do throws(JSONWriteError) {
+      switch self {
+      case .message(let message, _): try message.write(to: &bytes)
+      case .patch(let notice): try notice.write(to: &bytes)
+      }
+    } catch {
+      bytes.removeSubrange(start...)
+      throw error
+    }
+    bytes.append(0x0A)
+  }
 }
 
 /// The params of a `state/patch` notification for one subscription.

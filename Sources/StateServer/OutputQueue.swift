@@ -103,6 +103,18 @@ final class OutputQueue: @unchecked Sendable {
       }
       condition.wait()
     }
+    return takeAll()
+  }
+
+  /// Takes what is queued without waiting; nil when nothing is (for tests and diagnostics).
+  func takeQueued() -> [Outgoing]? {
+    condition.lock()
+    defer { condition.unlock() }
+    return lines.isEmpty ? nil : takeAll()
+  }
+
+  /// Must be called with the lock held.
+  private func takeAll() -> [Outgoing] {
     let taken = lines
     lines = []
     mergeTargets = [:]

@@ -48,11 +48,7 @@ final class StdoutWriter: Sendable {
 
   private func encode(_ line: Outgoing, into bytes: inout [UInt8]) {
     do {
-      switch line {
-      case .message(let message, _): try message.write(to: &bytes)
-      case .patch(let notice): try notice.write(to: &bytes)
-      }
-      bytes.append(0x0A)
+      try line.write(to: &bytes)
     } catch {
       // A value JSON cannot express (a NaN in a state). A response still gets an answer.
       log.error("cannot encode an outgoing message", ["reason": error.description])

@@ -1,0 +1,83 @@
+import JSON
+import Testing
+
+@testable import StateServer
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+@Suite struct LineReaderTests {
+  /// Feeds `input` through a pipe to a reader thread and returns what it handed over.
+  func read(_ input: [UInt8], maxMessageBytes: Int = 1 << 20) async -> [InboundLine] {
+    var fds: [Int32] = [0, 0]
+    guard pipe(&fds) == 0 else {
+      Issue.record("pipe failed")
+      return []
+    }
+    let (wakes, continuation) = AsyncStream<Void>.makeStream()
+    let inbox = Inbox(capacity: 1 << 20) { continuation.yield() }
+    let reader = LineReader(
+      fd: fds[0], maxMessageBytes: maxMessageBytes, inbox: inbox,
+      output: OutputQueue(maxMessages: 10))
+    reader.start()
+    let writer = fds[1]
+    let feeding = Task.detached {
+      input.withUnsafeBytes { raw in
+        var offset = 0
+        while offset < raw.count, let base = raw.baseAddress {
+          let n = write(writer, base + offset, raw.count - offset)
+          if n <= 0 { break }
+          offset += n
+        }
+      }
+      close(writer)
+    }
+    var lines: [InboundLine] = []
+    for await _ in wakes {
+      while true {
+        let batch = inbox.take()
+        if batch.isEmpty { break }
+        lines += batch
+      }
+      if case .endOfInput? = lines.last { break }
+    }
+    await feeding.value
+    close(fds[0])
+    return lines
+  }
+
+  func describe(_ lines: [InboundLine]) -> [String] {
+    lines.map { line in
+      switch line {
+      case .message(let json): json.description
+      case .malformed(let error): "malformed:\(error.kind.rawValue)"
+      case .oversize(let bytes): "oversize:\(bytes)"
+      case .endOfInput: "end"
+      }
+    }
+  }
+
+  @Test func crlfAndBlankLinesAndAMissingFinalNewline() async {
+    let lines = await read(Array("[1]\r\n\n   \r\n{\"a\":2}\n[3]".utf8))
+    #expect(describe(lines) == ["[1]", #"{"a":2}"#, "[3]", "end"])
+  }
+
+  @Test func anOversizeLineIsSkippedAndTheNextOneServed() async {
+    let big = "[" + String(repeating: "1,", count: 300_000) + "1]"
+    let lines = await read(Array((big + "\n[2]\n").utf8), maxMessageBytes: 1000)
+    #expect(describe(lines) == ["oversize:\(big.utf8.count)", "[2]", "end"])
+  }
+
+  @Test func linesSpanningManyReadBlocksArriveWhole() async {
+    let long = "[" + String(repeating: "\"abcdefgh\",", count: 100_000) + "0]"
+    let lines = await read(Array((long + "\n" + long + "\n").utf8))
+    #expect(lines.count == 3)
+    if case .message(let json) = lines[1] { #expect(json.arrayValue?.count == 100_001) }
+  }
+
+  @Test func rawNulAndInvalidUTF8AreMalformed() async {
+    let lines = await read([0x5B, 0x31, 0x00, 0x5D, 0x0A, 0x22, 0xFF, 0x22, 0x0A])
+    #expect(describe(lines) == ["malformed:nulByte", "malformed:invalidUTF8", "end"])
+  }
+}

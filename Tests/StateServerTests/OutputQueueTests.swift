@@ -1,0 +1,76 @@
+import JSON
+import Testing
+
+@testable import StateServer
+
+@Suite struct OutputQueueTests {
+  func patch(_ from: UInt64, _ to: UInt64, store: String = "s") -> Outgoing {
+    .patch(
+      PatchNotice(
+        store: store, path: "", from: from, to: to,
+        operations: [["op": "replace", "path": "/n", "value": .integer(Int64(to))]], cause: nil))
+  }
+
+  func response(_ id: Int64, barrier: String? = nil) -> Outgoing {
+    .message(["jsonrpc": "2.0", "id": .integer(id), "result": [:]], barriers: barrier.map { [$0] } ?? [])
+  }
+
+  func summary(_ lines: [Outgoing]) -> [String] {
+    lines.map { line in
+      switch line {
+      case .message(let json, _): "r\(json["id"]?.integerValue ?? -1)"
+      case .patch(let notice): "p\(notice.from)-\(notice.to)x\(notice.operations.count)"
+      }
+    }
+  }
+
+  @Test func patchesOfOneCommitAreNeverMerged() {
+    let queue = OutputQueue(maxMessages: 100)
+    queue.append([patch(0, 1), response(1), patch(1, 2), response(2)]) { _ in }
+    #expect(summary(queue.takeQueued() ?? []) == ["p0-1x1", "r1", "p1-2x1", "r2"])
+  }
+
+  @Test func aPatchMergesIntoOneTheWriterHasNotTakenYet() {
+    let queue = OutputQueue(maxMessages: 100)
+    queue.append([patch(0, 1), response(1)]) { _ in }
+    queue.append([patch(1, 2), response(2), patch(2, 3, store: "t")]) { _ in }
+    #expect(summary(queue.takeQueued() ?? []) == ["p0-2x2", "r1", "r2", "p2-3x1"])
+  }
+
+  @Test func anEventOfTheStoreIsABarrierToMerging() {
+    let queue = OutputQueue(maxMessages: 100)
+    queue.append([patch(0, 1), response(7, barrier: "s")]) { _ in }
+    queue.append([patch(1, 2)]) { _ in }
+    queue.append([patch(2, 3)]) { _ in }
+    #expect(summary(queue.takeQueued() ?? []) == ["p0-1x1", "r7", "p1-3x2"])
+  }
+
+  @Test func compactionReplacesGrownOperations() {
+    let queue = OutputQueue(maxMessages: 100)
+    queue.append([patch(0, 1)]) { _ in }
+    var compacted = 0
+    for version in 1..<40 {
+      queue.append([patch(UInt64(version), UInt64(version + 1))]) { notice in
+        compacted += 1
+        notice.operations = [["op": "replace", "path": "", "value": ["n": 40]]]
+        notice.weight = 3
+      }
+    }
+    let lines = queue.takeQueued() ?? []
+    #expect(compacted == 39)
+    #expect(summary(lines).count == 1)
+    if case .patch(let notice)? = lines.first {
+      #expect(notice.from == 0 && notice.to == 40 && notice.operations.count == 1)
+    }
+  }
+
+  @Test func readerWaitsOnlyPastTheBound() {
+    let queue = OutputQueue(maxMessages: 2)
+    queue.append([response(1)]) { _ in }
+    queue.waitForRoom()  // one queued, bound two: returns at once
+    queue.append([response(2)]) { _ in }
+    _ = queue.takeQueued()
+    queue.waitForRoom()  // taken by the writer: room again
+    #expect(queue.takeQueued() == nil)
+  }
+}
