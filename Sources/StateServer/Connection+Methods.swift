@@ -141,29 +141,12 @@ extension Connection {
     ]
   }
 
-  /// The operations of `patch` that touch the subtree at `path`; an operation on an ancestor
-  /// becomes one that sets the subtree to its new value.
+  /// The operations of `patch` that a subscription to `path` receives (JSONPatch.scoped): ops
+  /// outside the subtree left out, an op on an ancestor sent as one op on `path`.
   static func scope(_ patch: [JSON], to path: JSONPointer, in newState: JSON) -> [JSON] {
-    // TODO(patch helper): replace by JSONPatch.scoped(to:in:) once it lands.
-    var scoped: [JSON] = []
-    for operation in patch {
-      guard let text = operation["path"]?.stringValue, let target = try? JSONPointer(parsing: text)
-      else { continue }
-      let source = operation["from"]?.stringValue.flatMap { try? JSONPointer(parsing: $0) }
-      let touches = { (pointer: JSONPointer) in
-        path.isPrefix(of: pointer) || pointer.isProperPrefix(of: path)
-      }
-      if path.isPrefix(of: target) && (source.map { path.isPrefix(of: $0) } ?? true) {
-        scoped.append(operation)
-      } else if touches(target) || (operation["op"] == "move" && source.map(touches) == true) {
-        // The subtree was replaced or moved as a whole: send its new value, or its removal.
-        if let value = path.value(in: newState) {
-          scoped.append(["op": "add", "path": .string(path.description), "value": value])
-        } else {
-          scoped.append(["op": "remove", "path": .string(path.description)])
-        }
-      }
-    }
-    return scoped
+    guard let parsed = try? JSONPatch(json: .array(patch)),
+      let scoped = parsed.scoped(to: path, in: newState)
+    else { return [] }
+    return scoped.operations.map(\.json)
   }
 }

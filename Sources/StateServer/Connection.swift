@@ -278,8 +278,10 @@ final class Connection {
     notice.checkedWeight = weight
     let size = nodeCount(value, limit: weight)
     guard size < weight else { return }
-    let op = path.isRoot ? "replace" : "add"
-    notice.operations = [["op": .string(op), "path": .string(notice.path), "value": value]]
+    // The subscribed value itself, as the one operation a subscriber to `path` would get for
+    // a change of the whole subtree (`add` under an object, `replace` of an array element).
+    let whole = JSONPatch([.replace(path: path, value: value)]).scoped(to: path, in: store.published)
+    notice.operations = whole?.operations.map(\.json) ?? [["op": "replace", "path": "", "value": value]]
     notice.weight = size
     notice.checkedWeight = size
   }

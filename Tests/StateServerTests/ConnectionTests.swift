@@ -8,7 +8,7 @@ import Testing
 @MainActor
 final class Harness {
   let queue = OutputQueue(maxMessages: 1000)
-  let registry = StoreRegistry(features: [FakeStore.descriptor], persistence: nil)
+  let registry = StoreRegistry(features: [ScriptedStore.descriptor], persistence: nil)
   let connection: Connection
 
   init(options: ServerOptions = ServerOptions()) throws {
@@ -17,7 +17,7 @@ final class Harness {
     for store in registry.openStores { connection.attach(store) }
   }
 
-  var fake: FakeStore? { registry.store("fake") as? FakeStore }
+  var fake: ScriptedStore? { registry.store("fake") as? ScriptedStore }
 
   /// Sends lines and returns the lines written since the last call, parsed back.
   func send(_ lines: String...) throws -> [JSON] {
@@ -118,7 +118,7 @@ final class Harness {
       #"{"jsonrpc":"2.0","id":3,"method":"dispatch","params":{"store":"fake","action":{"type":"increment"}}}"#)
     #expect(subscribed[0]["result"]?["state"] == 0)
     #expect(subscribed[1]["params"]?["path"] == "/count")
-    #expect(subscribed[1]["params"]?["patch"] == [["op": "replace", "path": "/count", "value": 1]])
+    #expect(subscribed[1]["params"]?["patch"] == [["op": "add", "path": "/count", "value": 1]])
   }
 
   @Test func subscribeNoneSendsNoPatches() throws {
@@ -136,7 +136,7 @@ final class Harness {
       #"{"jsonrpc":"2.0","id":1,"method":"store/open","params":{"feature":"fake","store":"f2","state":{"count":5}}}"#,
       #"{"jsonrpc":"2.0","id":2,"method":"dispatch","params":{"store":"f2","action":{"type":"later"}}}"#)
     #expect(opened[0]["result"]?["state"] == ["count": 5])
-    let store = harness.registry.store("f2") as? FakeStore
+    let store = harness.registry.store("f2") as? ScriptedStore
     let closed = try harness.send(
       #"{"jsonrpc":"2.0","id":3,"method":"store/close","params":{"store":"f2"}}"#,
       #"{"jsonrpc":"2.0","id":4,"method":"store/open","params":{"feature":"fake","store":"fake"}}"#,

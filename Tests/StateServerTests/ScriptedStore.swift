@@ -4,7 +4,7 @@ import StateKit
 /// A hand-written store standing in for `Store<F>`: a counter whose effects finish only when
 /// the test says so, so ordering and "settled" are tested without real time.
 @MainActor
-final class FakeStore: AnyStore {
+final class ScriptedStore: AnyStore {
   let id: String
   let featureName = "fake"
   private(set) var version: UInt64 = 0
@@ -22,7 +22,7 @@ final class FakeStore: AnyStore {
     isPersistent: false, schemaVersion: 1,
     viewSchema: ["type": "object", "properties": ["count": ["type": "integer"]]],
     actionSchemas: ["increment": ["type": "object"]], eventSchemas: ["toast": ["type": "object"]],
-    makeStore: { id, initial, _ in FakeStore(id: id, count: initial?["count"]?.integerValue ?? 0) })
+    makeStore: { id, initial, _ in ScriptedStore(id: id, count: initial?["count"]?.integerValue ?? 0) })
 
   init(id: String, count: Int64 = 0) {
     self.id = id
