@@ -32,6 +32,40 @@ public struct JSONObject: Sendable {
     if keys.count > Self.linearLimit { rebuildIndex() }
   }
 
+  private init(keys: [String], values: [JSON], index: [String: Int]?) {
+    self.keys = keys
+    self.values = values
+    self.index = index
+  }
+
+  /// Members in the order an `Encodable` encoded them. A key encoded twice (never by synthesized
+  /// code) keeps its first position and its last value, as `init(_:)` does.
+  init(encodedKeys keys: [String], values: [JSON]) {
+    var distinct = true
+    if keys.count <= Self.linearLimit {
+      for position in keys.indices.dropFirst() where keys[..<position].contains(keys[position]) {
+        distinct = false
+        break
+      }
+      if distinct {
+        self.init(distinctKeys: keys, values: values)
+        return
+      }
+    } else {
+      var built = [String: Int](minimumCapacity: keys.count)
+      for (position, key) in keys.enumerated() where built.updateValue(position, forKey: key) != nil
+      {
+        distinct = false
+        break
+      }
+      if distinct {
+        self.init(keys: keys, values: values, index: built)
+        return
+      }
+    }
+    self.init(zip(keys, values))
+  }
+
   public var count: Int { keys.count }
   public var isEmpty: Bool { keys.isEmpty }
 

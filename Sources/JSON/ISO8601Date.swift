@@ -1,0 +1,135 @@
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+/// Dates as RFC 3339 / ISO 8601 strings, the Codable bridge's wire form for `Date`:
+/// `2026-11-29T17:46:39Z`, with milliseconds when the date has a fraction of a second
+/// (`2026-11-29T17:46:39.250Z`). Reading accepts any number of fraction digits and a `Z` or
+/// `±hh:mm` offset.
+///
+/// Written by hand rather than with a date formatter: it is exact, allocation-free but for the
+/// result, and does not depend on a calendar or locale.
+enum ISO8601Date {
+  static func string(from date: Date) -> String {
+    let interval = date.timeIntervalSince1970
+    var seconds = Int64(interval.rounded(.down))
+    var milliseconds = Int64(((interval - Double(seconds)) * 1000).rounded())
+    if milliseconds == 1000 {
+      seconds += 1
+      milliseconds = 0
+    }
+    let (days, secondOfDay) = floorDivision(seconds, 86_400)
+    let (year, month, day) = civil(fromDays: days)
+    var text = pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T"
+    text += pad(secondOfDay / 3600, 2) + ":" + pad(secondOfDay / 60 % 60, 2) + ":"
+    text += pad(secondOfDay % 60, 2)
+    if milliseconds != 0 { text += "." + pad(milliseconds, 3) }
+    return text + "Z"
+  }
+
+  /// The date written in `text`, or `nil` when it is not `YYYY-MM-DDThh:mm:ss[.f+](Z|±hh:mm)`.
+  static func date(from text: String) -> Date? {
+    let bytes = Array(text.utf8)
+    var position = 0
+
+    func number(_ digits: Int) -> Int64? {
+      guard position + digits <= bytes.count else { return nil }
+      var value: Int64 = 0
+      for _ in 0..<digits {
+        let digit = bytes[position] &- UInt8(ascii: "0")
+        guard digit < 10 else { return nil }
+        value = value * 10 + Int64(digit)
+        position += 1
+      }
+      return value
+    }
+    func expect(_ characters: String) -> Bool {
+      guard position < bytes.count, characters.utf8.contains(bytes[position]) else { return false }
+      position += 1
+      return true
+    }
+
+    guard let year = number(4), expect("-"), let month = number(2), expect("-"),
+      let day = number(2), expect("Tt"), let hour = number(2), expect(":"),
+      let minute = number(2), expect(":"), let second = number(2),
+      (1...12).contains(month), (1...daysInMonth(year: year, month: month)).contains(day),
+      hour < 24, minute < 60, second < 60
+    else { return nil }
+
+    var fraction = 0.0
+    if expect(".") {
+      var scale = 0.1
+      let start = position
+      while position < bytes.count, bytes[position] &- UInt8(ascii: "0") < 10 {
+        fraction += Double(bytes[position] - UInt8(ascii: "0")) * scale
+        scale /= 10
+        position += 1
+      }
+      guard position > start else { return nil }
+    }
+
+    var offset: Int64 = 0
+    if expect("Zz") {
+      offset = 0
+    } else if position < bytes.count,
+      bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-")
+    {
+      let sign: Int64 = bytes[position] == UInt8(ascii: "-") ? -1 : 1
+      position += 1
+      guard let offsetHours = number(2), expect(":"), let offsetMinutes = number(2),
+        offsetHours < 24, offsetMinutes < 60
+      else { return nil }
+      offset = sign * (offsetHours * 3600 + offsetMinutes * 60)
+    } else {
+      return nil
+    }
+    guard position == bytes.count else { return nil }
+
+    let days = self.days(fromCivil: year, month, day)
+    let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset
+    return Date(timeIntervalSince1970: Double(seconds) + fraction)
+  }
+
+  private static func pad(_ value: Int64, _ width: Int) -> String {
+    let digits = String(value)
+    return digits.count >= width
+      ? digits : String(repeating: "0", count: width - digits.count) + digits
+  }
+
+  private static func floorDivision(_ a: Int64, _ b: Int64) -> (Int64, Int64) {
+    let (quotient, remainder) = a.quotientAndRemainder(dividingBy: b)
+    return remainder < 0 ? (quotient - 1, remainder + b) : (quotient, remainder)
+  }
+
+  private static func daysInMonth(year: Int64, month: Int64) -> Int64 {
+    switch month {
+    case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+    case 4, 6, 9, 11: return 30
+    default: return 31
+    }
+  }
+
+  // Howard Hinnant's days_from_civil / civil_from_days: proleptic Gregorian, day 0 = 1970-01-01.
+  private static func days(fromCivil year: Int64, _ month: Int64, _ day: Int64) -> Int64 {
+    let y = month <= 2 ? year - 1 : year
+    let era = (y >= 0 ? y : y - 399) / 400
+    let yearOfEra = y - era * 400
+    let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+    let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+    return era * 146_097 + dayOfEra - 719_468
+  }
+
+  private static func civil(fromDays days: Int64) -> (Int64, Int64, Int64) {
+    let z = days + 719_468
+    let era = (z >= 0 ? z : z - 146_096) / 146_097
+    let dayOfEra = z - era * 146_097
+    let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+    let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+    let monthIndex = (5 * dayOfYear + 2) / 153
+    let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+    let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+    return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+  }
+}

@@ -1,0 +1,184 @@
+struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+  let object: JSONObject
+  let decoder: ValueDecoder
+
+  var codingPath: [any CodingKey] { decoder.codingPath }
+  var allKeys: [Key] { object.keys.compactMap { Key(stringValue: $0) } }
+
+  func contains(_ key: Key) -> Bool { object.position(of: key.stringValue) != nil }
+
+  /// The member at `key`; a missing one is an error whose pointer names it.
+  private func member(_ key: Key, expecting expected: String) throws -> JSON {
+    guard let value = object[key.stringValue] else {
+      throw decoder.failure(
+        at: key, "required field '\(key.stringValue)' is missing; expected \(expected)")
+    }
+    return value
+  }
+
+  /// The member at `key`, or `nil` when it is missing or null (`decodeIfPresent`).
+  private func present(_ key: Key) -> JSON? {
+    guard let value = object[key.stringValue], !value.isNull else { return nil }
+    return value
+  }
+
+  func decodeNil(forKey key: Key) throws -> Bool { object[key.stringValue]?.isNull ?? true }
+
+  func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
+    try decoder.bool(member(key, expecting: "a boolean"), at: key)
+  }
+  func decode(_ type: String.Type, forKey key: Key) throws -> String {
+    try decoder.string(member(key, expecting: "a string"), at: key)
+  }
+  func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+    try decoder.floatingPoint(type, member(key, expecting: "a number"), at: key)
+  }
+  func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
+    try decoder.floatingPoint(type, member(key, expecting: "a number"), at: key)
+  }
+  func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try integer(type, key) }
+  func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try integer(type, key) }
+  func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try integer(type, key) }
+  func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try integer(type, key) }
+  func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try integer(type, key) }
+  func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try integer(type, key) }
+  func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try integer(type, key) }
+  func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try integer(type, key) }
+  func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try integer(type, key) }
+  func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try integer(type, key) }
+  func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+    try decoder.decodeChild(
+      type, from: member(key, expecting: "a value of type \(T.self)"), key: key)
+  }
+
+  private func integer<I: FixedWidthInteger>(_ type: I.Type, _ key: Key) throws -> I {
+    try decoder.integer(type, member(key, expecting: "an integer"), at: key)
+  }
+
+  // One lookup per optional field instead of the default contains + decodeNil + decode.
+  func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
+    try present(key).map { try decoder.bool($0, at: key) }
+  }
+  func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+    try present(key).map { try decoder.string($0, at: key) }
+  }
+  func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
+    try present(key).map { try decoder.floatingPoint(type, $0, at: key) }
+  }
+  func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
+    try present(key).map { try decoder.integer(type, $0, at: key) }
+  }
+  func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
+    try present(key).map { try decoder.integer(type, $0, at: key) }
+  }
+  func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+    try present(key).map { try decoder.decodeChild(type, from: $0, key: key) }
+  }
+
+  func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key)
+    throws -> KeyedDecodingContainer<NestedKey>
+  {
+    try ValueDecoder(value: member(key, expecting: "an object"), parent: decoder, key: key)
+      .container(keyedBy: type)
+  }
+
+  func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+    try ValueDecoder(value: member(key, expecting: "an array"), parent: decoder, key: key)
+      .unkeyedContainer()
+  }
+
+  func superDecoder() throws -> any Decoder {
+    ValueDecoder(
+      value: object[CodingPathKey.super.stringValue] ?? .null, parent: decoder,
+      key: CodingPathKey.super)
+  }
+
+  func superDecoder(forKey key: Key) throws -> any Decoder {
+    ValueDecoder(value: object[key.stringValue] ?? .null, parent: decoder, key: key)
+  }
+}
+
+struct ArrayDecodingContainer: UnkeyedDecodingContainer {
+  let elements: [JSON]
+  let decoder: ValueDecoder
+  private(set) var currentIndex = 0
+
+  init(elements: [JSON], decoder: ValueDecoder) {
+    self.elements = elements
+    self.decoder = decoder
+  }
+
+  var codingPath: [any CodingKey] { decoder.codingPath }
+  var count: Int? { elements.count }
+  var isAtEnd: Bool { currentIndex >= elements.count }
+
+  private var key: CodingPathKey { CodingPathKey(intValue: currentIndex) }
+
+  /// The next element (consumed); past the end is an error at the missing position.
+  private mutating func next(expecting expected: String) throws -> (JSON, CodingPathKey) {
+    guard !isAtEnd else {
+      throw decoder.failure(
+        at: key, "expected \(expected), found the end of the array (\(elements.count) elements)")
+    }
+    defer { currentIndex += 1 }
+    return (elements[currentIndex], key)
+  }
+
+  mutating func decodeNil() throws -> Bool {
+    guard !isAtEnd, elements[currentIndex].isNull else { return false }
+    currentIndex += 1
+    return true
+  }
+
+  mutating func decode(_ type: Bool.Type) throws -> Bool {
+    let (value, key) = try next(expecting: "a boolean")
+    return try decoder.bool(value, at: key)
+  }
+  mutating func decode(_ type: String.Type) throws -> String {
+    let (value, key) = try next(expecting: "a string")
+    return try decoder.string(value, at: key)
+  }
+  mutating func decode(_ type: Double.Type) throws -> Double { try floatingPoint(type) }
+  mutating func decode(_ type: Float.Type) throws -> Float { try floatingPoint(type) }
+  mutating func decode(_ type: Int.Type) throws -> Int { try integer(type) }
+  mutating func decode(_ type: Int8.Type) throws -> Int8 { try integer(type) }
+  mutating func decode(_ type: Int16.Type) throws -> Int16 { try integer(type) }
+  mutating func decode(_ type: Int32.Type) throws -> Int32 { try integer(type) }
+  mutating func decode(_ type: Int64.Type) throws -> Int64 { try integer(type) }
+  mutating func decode(_ type: UInt.Type) throws -> UInt { try integer(type) }
+  mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try integer(type) }
+  mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try integer(type) }
+  mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try integer(type) }
+  mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try integer(type) }
+  mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
+    let (value, key) = try next(expecting: "a value of type \(T.self)")
+    return try decoder.decodeChild(type, from: value, key: key)
+  }
+
+  private mutating func integer<I: FixedWidthInteger>(_ type: I.Type) throws -> I {
+    let (value, key) = try next(expecting: "an integer")
+    return try decoder.integer(type, value, at: key)
+  }
+
+  private mutating func floatingPoint<F: BinaryFloatingPoint>(_ type: F.Type) throws -> F {
+    let (value, key) = try next(expecting: "a number")
+    return try decoder.floatingPoint(type, value, at: key)
+  }
+
+  mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws
+    -> KeyedDecodingContainer<NestedKey>
+  {
+    let (value, key) = try next(expecting: "an object")
+    return try ValueDecoder(value: value, parent: decoder, key: key).container(keyedBy: type)
+  }
+
+  mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
+    let (value, key) = try next(expecting: "an array")
+    return try ValueDecoder(value: value, parent: decoder, key: key).unkeyedContainer()
+  }
+
+  mutating func superDecoder() throws -> any Decoder {
+    let (value, key) = try next(expecting: "a value")
+    return ValueDecoder(value: value, parent: decoder, key: key)
+  }
+}

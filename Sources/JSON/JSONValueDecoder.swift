@@ -1,0 +1,210 @@
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+/// Decodes a `Decodable` value straight from `JSON`, with no text in between; a failure names
+/// the offending field with a JSON Pointer and says what was expected.
+///
+/// Numbers: an integer type accepts a JSON integer in its range, and also a double with no
+/// fraction (`2.0`, as some clients write every number); `Double`/`Float` accept integers and
+/// doubles. `Date` reads ISO 8601 strings with or without fractional seconds (`Z` or an
+/// offset); `URL` and `Data` (Base64) read strings; `JSON` takes the value as it is. Unknown
+/// object members are ignored.
+///
+/// ```swift
+/// struct SetQuantity: Decodable { var id: String; var quantity: Int }
+/// let action = try JSONValueDecoder().decode(
+///   SetQuantity.self, from: ["id": "sku-7", "quantity": 2])
+/// ```
+public struct JSONValueDecoder: Sendable {
+  public init() {}
+
+  public func decode<T: Decodable>(_ type: T.Type, from json: JSON) throws(JSONDecodingError)
+    -> T
+  {
+    let decoder = ValueDecoder(value: json, parent: nil, key: nil)
+    do {
+      return try decoder.decodeValue(T.self)
+    } catch {
+      throw JSONDecodingError(error, at: [])
+    }
+  }
+}
+
+/// The `Decoder` behind ``JSONValueDecoder``: one instance per nested value, linked to its
+/// parent so the coding path (and the pointer) is only built when something fails.
+final class ValueDecoder: Decoder, SingleValueDecodingContainer {
+  let value: JSON
+  private let parent: ValueDecoder?
+  private let key: (any CodingKey)?
+
+  init(value: JSON, parent: ValueDecoder?, key: (any CodingKey)?) {
+    self.value = value
+    self.parent = parent
+    self.key = key
+  }
+
+  var codingPath: [any CodingKey] {
+    var path: [any CodingKey] = []
+    var decoder: ValueDecoder? = self
+    while let current = decoder, let key = current.key {
+      path.append(key)
+      decoder = current.parent
+    }
+    return path.reversed()
+  }
+
+  var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+  func decodeValue<T: Decodable>(_ type: T.Type) throws -> T {
+    if let special = try special(T.self, from: value, key: nil) { return special }
+    return try T(from: self)
+  }
+
+  /// Decodes `value`, found at `key` of this decoder's container. An error that is not already
+  /// located (a type's own validation in `init(from:)`) is placed at the child's path.
+  func decodeChild<T: Decodable>(_ type: T.Type, from value: JSON, key: any CodingKey) throws -> T {
+    if let special = try special(T.self, from: value, key: key) { return special }
+    let child = ValueDecoder(value: value, parent: self, key: key)
+    do {
+      return try T(from: child)
+    } catch let error as JSONDecodingError {
+      throw error
+    } catch {
+      throw JSONDecodingError(error, at: child.codingPath)
+    }
+  }
+
+  /// Types with a JSON form of their own rather than their `Decodable` one.
+  private func special<T: Decodable>(_ type: T.Type, from value: JSON, key: (any CodingKey)?)
+    throws -> T?
+  {
+    if T.self == JSON.self { return value as? T }
+    if T.self == Date.self {
+      guard case .string(let text) = value, let date = ISO8601Date.date(from: text) else {
+        throw failure(
+          at: key,
+          "expected an ISO 8601 date string such as \"2026-11-29T17:46:39Z\", found "
+            + found(value))
+      }
+      return date as? T
+    }
+    if T.self == URL.self {
+      guard case .string(let text) = value, let url = URL(string: text) else {
+        throw failure(at: key, "expected a URL string, found " + found(value))
+      }
+      return url as? T
+    }
+    if T.self == Data.self {
+      guard case .string(let text) = value, let data = Data(base64Encoded: text) else {
+        throw failure(at: key, "expected a Base64 string, found " + found(value))
+      }
+      return data as? T
+    }
+    return nil
+  }
+
+  // MARK: Errors
+
+  /// A failure of the value at `key` of this decoder (or of this decoder's value, for `nil`).
+  func failure(at key: (any CodingKey)?, _ reason: String) -> JSONDecodingError {
+    var path = codingPath
+    if let key { path.append(key) }
+    return JSONDecodingError(pointer: JSONDecodingError.pointer(path), reason: reason)
+  }
+
+  /// The value as the end of "expected ..., found ...".
+  func found(_ value: JSON) -> String {
+    switch value {
+    case .double(let double): return "\(double)"
+    default: return value.kindDescription
+    }
+  }
+
+  // MARK: Scalars, shared by the three kinds of container
+
+  func bool(_ value: JSON, at key: (any CodingKey)?) throws -> Bool {
+    guard case .bool(let flag) = value else {
+      throw failure(at: key, "expected a boolean, found " + found(value))
+    }
+    return flag
+  }
+
+  func string(_ value: JSON, at key: (any CodingKey)?) throws -> String {
+    guard case .string(let string) = value else {
+      throw failure(at: key, "expected a string, found " + found(value))
+    }
+    return string
+  }
+
+  func integer<I: FixedWidthInteger>(_ type: I.Type, _ value: JSON, at key: (any CodingKey)?)
+    throws -> I
+  {
+    switch value {
+    case .integer(let integer):
+      if let exact = I(exactly: integer) { return exact }
+      throw failure(
+        at: key, "expected an integer from \(I.min) through \(I.max) (\(I.self)), found \(integer)")
+    case .double(let double) where double.rounded(.towardZero) == double:
+      if let exact = I(exactly: double) { return exact }
+      throw failure(
+        at: key, "expected an integer from \(I.min) through \(I.max) (\(I.self)), found \(double)")
+    default:
+      throw failure(at: key, "expected an integer, found " + found(value))
+    }
+  }
+
+  func floatingPoint<F: BinaryFloatingPoint>(
+    _ type: F.Type, _ value: JSON, at key: (any CodingKey)?
+  ) throws -> F {
+    switch value {
+    case .double(let double):
+      let converted = F(double)
+      if converted.isFinite { return converted }
+      throw failure(at: key, "expected a number in the range of \(F.self), found \(double)")
+    case .integer(let integer):
+      return F(integer)
+    default:
+      throw failure(at: key, "expected a number, found " + found(value))
+    }
+  }
+
+  // MARK: Decoder
+
+  func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+    guard case .object(let object) = value else {
+      throw failure(at: nil, "expected an object, found " + found(value))
+    }
+    return KeyedDecodingContainer(ObjectDecodingContainer<Key>(object: object, decoder: self))
+  }
+
+  func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+    guard case .array(let elements) = value else {
+      throw failure(at: nil, "expected an array, found " + found(value))
+    }
+    return ArrayDecodingContainer(elements: elements, decoder: self)
+  }
+
+  func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
+
+  // MARK: SingleValueDecodingContainer
+
+  func decodeNil() -> Bool { value.isNull }
+  func decode(_ type: Bool.Type) throws -> Bool { try bool(value, at: nil) }
+  func decode(_ type: String.Type) throws -> String { try string(value, at: nil) }
+  func decode(_ type: Double.Type) throws -> Double { try floatingPoint(type, value, at: nil) }
+  func decode(_ type: Float.Type) throws -> Float { try floatingPoint(type, value, at: nil) }
+  func decode(_ type: Int.Type) throws -> Int { try integer(type, value, at: nil) }
+  func decode(_ type: Int8.Type) throws -> Int8 { try integer(type, value, at: nil) }
+  func decode(_ type: Int16.Type) throws -> Int16 { try integer(type, value, at: nil) }
+  func decode(_ type: Int32.Type) throws -> Int32 { try integer(type, value, at: nil) }
+  func decode(_ type: Int64.Type) throws -> Int64 { try integer(type, value, at: nil) }
+  func decode(_ type: UInt.Type) throws -> UInt { try integer(type, value, at: nil) }
+  func decode(_ type: UInt8.Type) throws -> UInt8 { try integer(type, value, at: nil) }
+  func decode(_ type: UInt16.Type) throws -> UInt16 { try integer(type, value, at: nil) }
+  func decode(_ type: UInt32.Type) throws -> UInt32 { try integer(type, value, at: nil) }
+  func decode(_ type: UInt64.Type) throws -> UInt64 { try integer(type, value, at: nil) }
+  func decode<T: Decodable>(_ type: T.Type) throws -> T { try decodeValue(type) }
+}

@@ -1,0 +1,205 @@
+import Foundation
+import JSON
+import Testing
+
+private struct Item: Codable, Equatable {
+  var id: String
+  var quantity: Int
+  var price: Double
+  var tags: [String]
+  var note: String?
+}
+
+private enum Status: String, Codable, Equatable { case open, closed }
+
+private enum Action: Codable, Equatable {
+  case increment
+  case setQuantity(id: String, quantity: Int)
+  case rename(String)
+  case replace(items: [Item], status: Status?)
+}
+
+private struct Cart: Codable, Equatable {
+  var items: [Item]
+  var status: Status
+  var coupon: String?
+  var createdAt: Date
+  var lastAction: Action?
+  var extra: JSON
+  var counts: [String: Int]
+}
+
+/// Refuses negative quantities in `init(from:)`, as a feature's action validation would.
+private struct Quantity: Decodable, Equatable {
+  var value: Int
+  struct Negative: Error, CustomStringConvertible {
+    var description: String { "a quantity cannot be negative" }
+  }
+  init(from decoder: any Decoder) throws {
+    value = try decoder.singleValueContainer().decode(Int.self)
+    if value < 0 { throw Negative() }
+  }
+}
+
+private struct Order: Decodable, Equatable {
+  var lines: [Line]
+  struct Line: Decodable, Equatable { var quantity: Quantity }
+}
+
+@Suite("Codable bridge: JSONValueEncoder / JSONValueDecoder")
+struct CodableBridgeTests {
+  let encoder = JSONValueEncoder()
+  let decoder = JSONValueDecoder()
+
+  func decodingError<T: Decodable>(_ type: T.Type, _ json: JSON) -> JSONDecodingError? {
+    do {
+      let value = try decoder.decode(type, from: json)
+      Issue.record("decoded \(value)")
+      return nil
+    } catch {
+      return error
+    }
+  }
+
+  static let date = Date(timeIntervalSince1970: 1_795_974_399)  // 2026-11-29T17:46:39Z
+
+  fileprivate var cart: Cart {
+    Cart(
+      items: [
+        Item(id: "sku-7", quantity: 2, price: 19.99, tags: ["a", "ü"], note: nil),
+        Item(id: "sku-\u{0}8", quantity: -1, price: 0.1, tags: [], note: "gift"),
+      ],
+      status: .open, coupon: nil, createdAt: Self.date,
+      lastAction: .replace(items: [], status: .closed), extra: ["free": [1, "form", nil]],
+      counts: ["x": 1])
+  }
+
+  @Test func nestedStructsRoundTripInDeclarationOrder() throws {
+    let json = try encoder.encode(cart)
+    #expect(
+      json.objectValue?.keys == ["items", "status", "createdAt", "lastAction", "extra", "counts"])
+    #expect(json["items"]?[0]?.objectValue?.keys == ["id", "quantity", "price", "tags"])
+    #expect(json["createdAt"] == "2026-11-29T17:46:39Z")
+    #expect(json["extra"] == ["free": [1, "form", nil]])
+    #expect(try decoder.decode(Cart.self, from: json) == cart)
+    let text = try json.serialized()
+    #expect(try decoder.decode(Cart.self, from: JSON(parsing: text)) == cart)
+  }
+
+  @Test func enumsWithAssociatedValuesUseSwiftsShape() throws {
+    let actions: [Action] = [
+      .increment, .setQuantity(id: "sku-7", quantity: 3), .rename("x"),
+      .replace(items: [Item(id: "a", quantity: 1, price: 2.5, tags: [], note: nil)], status: nil),
+    ]
+    let json = try encoder.encode(actions)
+    #expect(json[0] == ["increment": [:]])
+    #expect(json[1] == ["setQuantity": ["id": "sku-7", "quantity": 3]])
+    #expect(json[2] == ["rename": ["_0": "x"]])
+    #expect(try decoder.decode([Action].self, from: json) == actions)
+  }
+
+  @Test func optionalsAreOmittedAndReadFromMissingOrNull() throws {
+    let item = Item(id: "a", quantity: 1, price: 1, tags: [], note: nil)
+    #expect(try encoder.encode(item)["note"] == nil)
+    let withNull: JSON = ["id": "a", "quantity": 1, "price": 1, "tags": [], "note": nil]
+    #expect(try decoder.decode(Item.self, from: withNull) == item)
+    #expect(try decoder.decode(Int?.self, from: nil) == nil)
+    #expect(try encoder.encode([1, nil, 3] as [Int?]) == [1, nil, 3])
+  }
+
+  @Test func datesAreISO8601WithFractionalSecondsWhenPresent() throws {
+    let fractional = Date(timeIntervalSince1970: 1_795_974_399.25)
+    #expect(try encoder.encode(fractional) == "2026-11-29T17:46:39.250Z")
+    #expect(try encoder.encode(Date(timeIntervalSince1970: 0)) == "1970-01-01T00:00:00Z")
+    #expect(try encoder.encode(Date(timeIntervalSince1970: -1)) == "1969-12-31T23:59:59Z")
+    #expect(try decoder.decode(Date.self, from: "2026-11-29T17:46:39Z") == Self.date)
+    #expect(try decoder.decode(Date.self, from: "2026-11-29T17:46:39.250Z") == fractional)
+    #expect(try decoder.decode(Date.self, from: "2026-11-29T19:46:39+02:00") == Self.date)
+    let leap = try decoder.decode(Date.self, from: "2024-02-29T00:00:00.123456Z")
+    #expect(abs(leap.timeIntervalSince1970 - 1_709_164_800.123456) < 1e-6)
+    for bad in [
+      "2026-11-29", "2026-02-30T00:00:00Z", "2026-11-29T17:46:39", "2026-11-29T24:00:00Z",
+    ] {
+      #expect(decodingError(Date.self, .string(bad))?.reason.contains("ISO 8601") == true, "\(bad)")
+    }
+  }
+
+  @Test func errorsNameTheFieldWithAPointer() throws {
+    struct Params: Decodable { var store: String; var action: Fields }
+    struct Fields: Decodable { var id: String; var quantity: Int }
+    let wrongType: JSON = ["store": "cart", "action": ["id": "a", "quantity": "2"]]
+    #expect(
+      decodingError(Params.self, wrongType)
+        == JSONDecodingError(
+          pointer: "/action/quantity", reason: "expected an integer, found a string"))
+    let missing: JSON = ["store": "cart", "action": ["id": "a"]]
+    #expect(decodingError(Params.self, missing)?.pointer == "/action/quantity")
+    #expect(decodingError(Params.self, missing)?.reason.contains("missing") == true)
+    #expect(decodingError(Params.self, [1])?.pointer == "")
+    #expect(decodingError(Params.self, [1])?.reason == "expected an object, found an array")
+    #expect(
+      decodingError([Item].self, [["id": "a", "quantity": 1, "price": "x", "tags": []]])?.pointer
+        == "/0/price")
+    #expect(decodingError([String: Int].self, ["a/b~c": true])?.pointer == "/a~1b~0c")
+  }
+
+  @Test func unknownEnumCasesAndValidationErrorsArePlaced() throws {
+    let unknown = try #require(
+      decodingError(Cart.self, try encoder.encode(cart).with("status", "lost")))
+    #expect(unknown.pointer == "/status")
+    #expect(unknown.reason.contains("lost"))
+    let order: JSON = ["lines": [["quantity": 1], ["quantity": -2]]]
+    #expect(
+      decodingError(Order.self, order)
+        == JSONDecodingError(
+          pointer: "/lines/1/quantity", reason: "a quantity cannot be negative"))
+    let badCase = try #require(decodingError(Action.self, ["explode": [:]]))
+    #expect(badCase.pointer == "")
+  }
+
+  @Test func integerRules() throws {
+    #expect(try decoder.decode(Int.self, from: 2.0) == 2)
+    #expect(decodingError(Int.self, 2.5)?.reason == "expected an integer, found 2.5")
+    #expect(
+      decodingError(UInt8.self, 300)?.reason
+        == "expected an integer from 0 through 255 (UInt8), found 300")
+    #expect(decodingError(UInt64.self, -1) != nil)
+    #expect(try decoder.decode(Int64.self, from: .integer(.min)) == .min)
+    #expect(try decoder.decode(UInt64.self, from: .integer(.max)) == UInt64(Int64.max))
+    #expect(try decoder.decode(Double.self, from: 3) == 3.0)
+    #expect(decodingError(Float.self, .double(1e300)) != nil)
+    #expect(decodingError(Bool.self, 1)?.reason == "expected a boolean, found an integer")
+  }
+
+  @Test func unrepresentableValuesAreRefusedWhenEncoding() throws {
+    #expect(throws: EncodingError.self) { try encoder.encode([Double.nan]) }
+    #expect(throws: EncodingError.self) { try encoder.encode(["x": Float.infinity]) }
+    #expect(throws: EncodingError.self) { try encoder.encode(UInt64.max) }
+    #expect(try encoder.encode(UInt64(Int64.max)) == .integer(.max))
+  }
+
+  @Test func urlsDataAndRawJSON() throws {
+    struct Links: Codable, Equatable { var home: URL; var blob: Data; var any: JSON }
+    let links = Links(
+      home: try #require(URL(string: "https://example.com/a?b=1")), blob: Data([0, 1, 255]),
+      any: ["k": [1.5, true]])
+    let json = try encoder.encode(links)
+    #expect(
+      json == ["home": "https://example.com/a?b=1", "blob": "AAH/", "any": ["k": [1.5, true]]])
+    #expect(try decoder.decode(Links.self, from: json) == links)
+  }
+
+  @Test func jsonIsCodableThroughFoundationToo() throws {
+    let value: JSON = ["a": [1, 2.5, "x", nil, true], "b": [:]]
+    let data = try JSONEncoder().encode(value)
+    #expect(try JSONDecoder().decode(JSON.self, from: data) == value)
+  }
+}
+
+extension JSON {
+  fileprivate func with(_ key: String, _ value: JSON) -> JSON {
+    var copy = self
+    copy[key] = value
+    return copy
+  }
+}
