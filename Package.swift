@@ -24,7 +24,7 @@ let package = Package(
       name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
     .target(name: "JSON", dependencies: ["CJansson"], swiftSettings: strict),
     .target(name: "StateKit", dependencies: ["JSON"], swiftSettings: strict),
-    .target(name: "StateKitTesting", dependencies: ["StateKit"], swiftSettings: strict),
+    .target(name: "StateKitTesting", dependencies: ["StateKit", "JSON"], swiftSettings: strict),
     .target(name: "StateServer", dependencies: ["StateKit", "CSQLite"], swiftSettings: strict),
     .target(name: "Features", dependencies: ["StateKit"], swiftSettings: strict),
     // Benchmarks and cross-language checks of the JSON layer (bench/json, bench/patch, tests/).

@@ -1,4 +1,187 @@
-// Skeleton only: issue #4 replaces this with the real Effect (run, cancel, debounce, merge...).
+/// What a reducer asks the store to do after it changed the state: nothing, send another
+/// action, emit an event, or run async work whose results come back as actions.
+///
+/// An effect is a value (a small tree of operations); the store interprets it, so tests can
+/// run the same effects under a `TestClock`. Cancellation is by id: an effect marked
+/// `.cancellable(id:)` (and everything it starts later, including the actions it sends back
+/// and their own effects started in the same group) can be stopped with `.cancel(id:)`.
+///
+/// ```swift
+/// case .queryChanged(let query):
+///   state.query = query
+///   return .run { send in
+///     await send(.results(try await api.search(query)))
+///   } catch: { error, send in
+///     await send(.failed(error.localizedDescription))
+///   }
+///   .debounce(id: CancelID.search, for: .milliseconds(300), clock: clock)
+/// ```
 public struct Effect<Action: Sendable, Event: Sendable>: Sendable {
-  public static var none: Self { Self() }
+  /// An async operation that reports through `Send`.
+  public typealias Operation = @Sendable (Send<Action>) async throws -> Void
+  /// Turns an error thrown by an operation (never a `CancellationError`) into actions.
+  public typealias Catch = @Sendable (any Error, Send<Action>) async -> Void
+
+  indirect enum Node: Sendable {
+    case none
+    case send(Action)
+    case emit(Event)
+    case run(priority: TaskPriority?, operation: Operation, catch: Catch?)
+    case cancel(EffectID)
+    /// Cancels the effects marked with any id that matches (a keyed collection's children).
+    case cancelMatching(@Sendable (EffectID) -> Bool)
+    case cancellable(EffectID, cancelInFlight: Bool, Effect)
+    case debounce(EffectID, Duration, any Clock<Duration>, Effect)
+    case merge([Effect])
+    case concatenate([Effect])
+  }
+
+  let node: Node
+
+  init(_ node: Node) { self.node = node }
+
+  /// Does nothing.
+  public static var none: Self { Self(.none) }
+
+  /// Sends `action` to the store right after the current action, before `send` returns.
+  public static func send(_ action: Action) -> Self { Self(.send(action)) }
+
+  /// Emits `event` to subscribers with the publication of the current action.
+  public static func emit(_ event: Event) -> Self { Self(.emit(event)) }
+
+  /// Runs `operation` as a task; it reports results with `await send(...)`. An error it
+  /// throws is handed to `handler` (a `CancellationError`, or any error thrown after the
+  /// effect was cancelled, is never reported). Without a handler the error is written to
+  /// stderr, as a programming error: features should turn failures into state.
+  public static func run(
+    priority: TaskPriority? = nil,
+    operation: @escaping Operation,
+    catch handler: Catch? = nil
+  ) -> Self {
+    Self(.run(priority: priority, operation: operation, catch: handler))
+  }
+
+  /// Cancels every running effect marked with `id`.
+  public static func cancel(id: some Hashable & Sendable) -> Self {
+    Self(.cancel(EffectID(id)))
+  }
+
+  /// Marks this effect (and all it starts) with `id`, so `.cancel(id:)` can stop it. With
+  /// `cancelInFlight`, effects already running under `id` are cancelled first: the newest
+  /// request wins.
+  public func cancellable(id: some Hashable & Sendable, cancelInFlight: Bool = false) -> Self {
+    Self(.cancellable(EffectID(id), cancelInFlight: cancelInFlight, self))
+  }
+
+  /// Starts this effect after `duration` of quiet on `clock`: each new debounced effect with
+  /// the same `id` cancels the previous one, whether it is still waiting or already running.
+  public func debounce(
+    id: some Hashable & Sendable, for duration: Duration, clock: any Clock<Duration>
+  ) -> Self {
+    Self(.debounce(EffectID(id), duration, clock, self))
+  }
+
+  /// Runs `effects` at the same time.
+  public static func merge(_ effects: Self...) -> Self { merge(effects) }
+
+  /// Runs `effects` at the same time.
+  public static func merge(_ effects: [Self]) -> Self {
+    let effects = effects.filter { if case .none = $0.node { false } else { true } }
+    if effects.isEmpty { return .none }
+    if effects.count == 1 { return effects[0] }
+    return Self(.merge(effects))
+  }
+
+  /// Runs `effects` one after the other: each starts when everything the previous one
+  /// started has finished.
+  public static func concatenate(_ effects: Self...) -> Self { concatenate(effects) }
+
+  /// Runs `effects` one after the other.
+  public static func concatenate(_ effects: [Self]) -> Self {
+    let effects = effects.filter { if case .none = $0.node { false } else { true } }
+    if effects.isEmpty { return .none }
+    if effects.count == 1 { return effects[0] }
+    return Self(.concatenate(effects))
+  }
+
+  /// This effect and `other` at the same time.
+  public func merge(with other: Self) -> Self { .merge(self, other) }
+
+  /// This effect, then `other`.
+  public func concatenate(with other: Self) -> Self { .concatenate(self, other) }
 }
+
+extension Effect {
+  /// The same effect with its actions turned into another feature's actions (and its events
+  /// into that feature's events): how a parent embeds a child's effects.
+  public func map<A: Sendable, E: Sendable>(
+    action transformAction: @escaping @Sendable (Action) -> A,
+    event transformEvent: @escaping @Sendable (Event) -> E
+  ) -> Effect<A, E> {
+    func map(_ effect: Self) -> Effect<A, E> {
+      effect.map(action: transformAction, event: transformEvent)
+    }
+    switch node {
+    case .none: return .none
+    case .send(let action): return .send(transformAction(action))
+    case .emit(let event): return .emit(transformEvent(event))
+    case .run(let priority, let operation, let handler):
+      let mappedOperation: Effect<A, E>.Operation = { send in
+        try await operation(Send<Action> { action in send(transformAction(action)) })
+      }
+      var mappedHandler: Effect<A, E>.Catch?
+      if let handler {
+        mappedHandler = { error, send in
+          await handler(error, Send<Action> { action in send(transformAction(action)) })
+        }
+      }
+      return Effect<A, E>(.run(priority: priority, operation: mappedOperation, catch: mappedHandler))
+    case .cancel(let id): return Effect<A, E>(.cancel(id))
+    case .cancelMatching(let matches): return Effect<A, E>(.cancelMatching(matches))
+    case .cancellable(let id, let cancelInFlight, let inner):
+      return Effect<A, E>(.cancellable(id, cancelInFlight: cancelInFlight, map(inner)))
+    case .debounce(let id, let duration, let clock, let inner):
+      return Effect<A, E>(.debounce(id, duration, clock, map(inner)))
+    case .merge(let effects): return Effect<A, E>(.merge(effects.map(map)))
+    case .concatenate(let effects): return Effect<A, E>(.concatenate(effects.map(map)))
+    }
+  }
+
+  /// The same effect with its actions turned into another action type.
+  public func map<A: Sendable>(_ transform: @escaping @Sendable (Action) -> A) -> Effect<A, Event>
+  {
+    map(action: transform, event: { $0 })
+  }
+
+  /// The same effect with every cancellation id made private to `scope`, so two children of
+  /// a keyed collection using the same ids do not cancel each other.
+  func scoped(by scope: EffectID) -> Self {
+    switch node {
+    case .none, .send, .emit, .run: return self
+    case .cancel(let id): return Self(.cancel(id.scoped(by: scope)))
+    case .cancelMatching(let matches):
+      return Self(.cancelMatching { id in id.isScoped(by: scope, matching: matches) })
+    case .cancellable(let id, let cancelInFlight, let inner):
+      return Self(
+        .cancellable(id.scoped(by: scope), cancelInFlight: cancelInFlight, inner.scoped(by: scope))
+      )
+    case .debounce(let id, let duration, let clock, let inner):
+      return Self(.debounce(id.scoped(by: scope), duration, clock, inner.scoped(by: scope)))
+    case .merge(let effects): return Self(.merge(effects.map { $0.scoped(by: scope) }))
+    case .concatenate(let effects):
+      return Self(.concatenate(effects.map { $0.scoped(by: scope) }))
+    }
+  }
+}
+
+extension Effect where Event == Never {
+  /// The same effect in a feature that emits events (a child without events, embedded).
+  public func map<A: Sendable, E: Sendable>(
+    action transform: @escaping @Sendable (Action) -> A, eventType: E.Type = E.self
+  ) -> Effect<A, E> {
+    map(action: transform, event: absurd)
+  }
+}
+
+/// The function from an impossible value: maps a child's `Never` events into any event type.
+@Sendable func absurd<T>(_ never: Never) -> T {}

@@ -1,0 +1,25 @@
+import JSON
+
+extension Feature {
+  /// This feature with its types erased, for registration with the server: names, schemas
+  /// derived from the Swift types, and a factory of stores sharing this feature's
+  /// dependencies.
+  ///
+  /// ```swift
+  /// server.register(Counter().descriptor())
+  /// ```
+  public func descriptor() -> FeatureDescriptor {
+    FeatureDescriptor(
+      name: Self.name,
+      publicActions: Self.publicActions,
+      eventNames: Self.eventNames,
+      isPersistent: Self.isPersistent,
+      schemaVersion: Self.schemaVersion,
+      viewSchema: SchemaProbe.schema(of: View.self),
+      actionSchemas: SchemaProbe.caseSchemas(of: Action.self, cases: Self.publicActions),
+      eventSchemas: SchemaProbe.caseSchemas(of: Event.self, cases: Self.eventNames),
+      makeStore: { id, initial, restoring throws(ActionError) in
+        try Store(feature: self, id: id, initial: initial, restoring: restoring)
+      })
+  }
+}

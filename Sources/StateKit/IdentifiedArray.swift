@@ -1,0 +1,295 @@
+import Synchronization
+
+/// An ordered collection of elements with unique ids, found by id in O(1), that remembers
+/// its recent changes so a store can publish an edit of one element of 100,000 without
+/// looking at the other 99,999.
+///
+/// It encodes as a plain JSON array. Use it for any collection in a view that can grow
+/// large: the store's publisher re-encodes only the elements logged as touched since the
+/// last publication and writes the patch operations for them directly (see `ViewPublisher`).
+///
+/// ```swift
+/// struct State: Codable, Equatable, Sendable {
+///   var notes: IdentifiedArray<Note> = []
+/// }
+/// state.notes.append(note)
+/// state.notes[id: note.id]?.text = "edited"   // logged as one update
+/// state.notes.remove(id: note.id)
+/// ```
+///
+/// How it stays cheap: the change log lives in a small reference object, the *lineage*,
+/// shared by copies of the array. A copy that is mutated while shared forks a new lineage
+/// (remembering where it forked), so a (lineage, revision) pair names exactly one content,
+/// and two arrays holding the same lineage object are equal without comparing elements.
+public struct IdentifiedArray<Element: Identifiable & Sendable>: Sendable
+where Element.ID: Sendable {
+  public typealias ID = Element.ID
+
+  private var elements: [Element]
+  private var positions: [ID: Int]
+  private var lineage: Lineage<ID>
+
+  /// An empty array.
+  public init() {
+    elements = []
+    positions = [:]
+    lineage = Lineage()
+  }
+
+  /// The elements in order; when ids repeat, the last element with an id wins, at the
+  /// position of the first.
+  public init<S: Sequence>(_ elements: S) where S.Element == Element {
+    self.init()
+    for element in elements { updateOrAppend(element) }
+    lineage = Lineage()
+  }
+
+  /// The ids, in order.
+  public var ids: [ID] { elements.map(\.id) }
+
+  /// The elements as a plain array.
+  public var elementsArray: [Element] { elements }
+
+  /// The position of the element with `id`.
+  public func index(id: ID) -> Int? { positions[id] }
+
+  /// The element with `id`. Setting an element replaces it in place (or appends it when
+  /// the id is new); setting `nil` removes it.
+  public subscript(id id: ID) -> Element? {
+    get { positions[id].map { elements[$0] } }
+    set {
+      if let newValue {
+        if newValue.id != id { remove(id: id) }
+        updateOrAppend(newValue)
+      } else {
+        remove(id: id)
+      }
+    }
+  }
+
+  /// Replaces the element with the same id in place, or appends it; returns the replaced
+  /// element.
+  @discardableResult
+  public mutating func updateOrAppend(_ element: Element) -> Element? {
+    prepareToWrite()
+    if let position = positions[element.id] {
+      let old = elements[position]
+      elements[position] = element
+      lineage.record(.update(index: position, id: element.id))
+      return old
+    }
+    elements.append(element)
+    positions[element.id] = elements.count - 1
+    lineage.record(.insert(index: elements.count - 1, id: element.id))
+    return nil
+  }
+
+  /// Appends `element`, or replaces the element with its id in place.
+  public mutating func append(_ element: Element) { updateOrAppend(element) }
+
+  /// Inserts `element` at `position`; an element with the same id is removed first.
+  public mutating func insert(_ element: Element, at position: Int) {
+    remove(id: element.id)
+    prepareToWrite()
+    let position = Swift.min(Swift.max(position, 0), elements.count)
+    elements.insert(element, at: position)
+    reindex(from: position)
+    lineage.record(.insert(index: position, id: element.id))
+  }
+
+  /// Removes and returns the element with `id`.
+  @discardableResult
+  public mutating func remove(id: ID) -> Element? {
+    guard let position = positions[id] else { return nil }
+    return remove(at: position)
+  }
+
+  /// Removes and returns the element at `position`.
+  @discardableResult
+  public mutating func remove(at position: Int) -> Element {
+    prepareToWrite()
+    let element = elements.remove(at: position)
+    positions[element.id] = nil
+    reindex(from: position)
+    lineage.record(.remove(index: position, id: element.id))
+    return element
+  }
+
+  /// Removes every element.
+  public mutating func removeAll() {
+    prepareToWrite()
+    let removed = elements.map(\.id)
+    elements.removeAll()
+    positions.removeAll()
+    lineage.record(.reset(removed: removed))
+  }
+
+  /// Removes the elements that match.
+  public mutating func removeAll(where shouldRemove: (Element) throws -> Bool) rethrows {
+    var position = elements.count - 1
+    while position >= 0 {
+      if try shouldRemove(elements[position]) { remove(at: position) }
+      position -= 1
+    }
+  }
+
+  /// Sorts the elements in place.
+  public mutating func sort(by areInIncreasingOrder: (Element, Element) throws -> Bool) rethrows {
+    prepareToWrite()
+    try elements.sort(by: areInIncreasingOrder)
+    reindex(from: 0)
+    lineage.record(.reset(removed: []))
+  }
+
+  /// Changes the element with `id` in place; does nothing when there is none.
+  public mutating func modify(id: ID, _ body: (inout Element) throws -> Void) rethrows {
+    guard let position = positions[id] else { return }
+    prepareToWrite()
+    try body(&elements[position])
+    if elements[position].id != id {
+      // The body changed the id: keep the index honest.
+      positions[id] = nil
+      positions[elements[position].id] = position
+      lineage.record(.reset(removed: [id]))
+    } else {
+      lineage.record(.update(index: position, id: id))
+    }
+  }
+
+  private mutating func reindex(from position: Int) {
+    for index in position..<elements.count { positions[elements[index].id] = index }
+  }
+
+  /// Forks the change log if another copy of this array shares it, so that the log of the
+  /// lineage being written describes this array's content only.
+  private mutating func prepareToWrite() {
+    if !isKnownUniquelyReferenced(&lineage) { lineage = lineage.fork() }
+  }
+
+  /// Where this array's content stands: what a publisher remembers between publications.
+  var revision: ArrayRevision { lineage.revision }
+
+  /// The changes from the content at `revision` to this one, oldest first, or `nil` when
+  /// the log does not reach back that far (or `revision` belongs to another history).
+  func changes(since revision: ArrayRevision) -> ArraySlice<ArrayChange<ID>>? {
+    lineage.changes(since: revision)
+  }
+
+  /// Whether both arrays share the same lineage object: then they are equal.
+  func isIdentical(to other: Self) -> Bool { lineage === other.lineage }
+}
+
+extension IdentifiedArray: RandomAccessCollection {
+  public var startIndex: Int { 0 }
+  public var endIndex: Int { elements.count }
+  public subscript(position: Int) -> Element { elements[position] }
+}
+
+extension IdentifiedArray: ExpressibleByArrayLiteral {
+  public init(arrayLiteral elements: Element...) { self.init(elements) }
+}
+
+extension IdentifiedArray: Equatable where Element: Equatable {
+  public static func == (lhs: Self, rhs: Self) -> Bool {
+    lhs.isIdentical(to: rhs) || lhs.elements == rhs.elements
+  }
+}
+
+extension IdentifiedArray: Hashable where Element: Hashable {
+  public func hash(into hasher: inout Hasher) { hasher.combine(elements) }
+}
+
+extension IdentifiedArray: Encodable where Element: Encodable {
+  public func encode(to encoder: any Encoder) throws { try elements.encode(to: encoder) }
+}
+
+extension IdentifiedArray: Decodable where Element: Decodable {
+  public init(from decoder: any Decoder) throws {
+    let decoded = try [Element](from: decoder)
+    self.init(decoded)
+    if positions.count != decoded.count {
+      throw DecodingError.dataCorrupted(
+        DecodingError.Context(
+          codingPath: decoder.codingPath, debugDescription: "the ids of the elements repeat"))
+    }
+  }
+}
+
+extension IdentifiedArray: CustomStringConvertible {
+  public var description: String { elements.description }
+}
+
+/// A point in the history of an `IdentifiedArray`'s content.
+struct ArrayRevision: Equatable, Sendable {
+  var lineage: UInt64
+  var number: UInt64
+}
+
+/// One logged change, with the position it had when it was made.
+enum ArrayChange<ID: Hashable & Sendable>: Sendable {
+  case update(index: Int, id: ID)
+  case insert(index: Int, id: ID)
+  case remove(index: Int, id: ID)
+  /// Too much changed to say position by position (sort, remove all): publish the whole
+  /// array. `removed` lists the ids that left, for cancelling their effects.
+  case reset(removed: [ID])
+}
+
+/// The change log of an `IdentifiedArray` and of its unmutated copies.
+///
+/// Safety of `@unchecked Sendable`: the mutable fields are written only by
+/// `IdentifiedArray`'s mutating methods right after `isKnownUniquelyReferenced` proved that
+/// no other array value (hence no other thread) holds this object; shared objects are only
+/// read, and their fields never change while shared.
+final class Lineage<ID: Hashable & Sendable>: @unchecked Sendable {
+  private static var maximumLog: Int { 512 }
+  private static func newID() -> UInt64 { lineageCounter.add(1, ordering: .relaxed).newValue }
+
+  let id: UInt64
+  private(set) var number: UInt64
+  /// Changes after revision `logStart`, oldest first: `log[i]` made revision `logStart + i + 1`.
+  private var log: [ArrayChange<ID>] = []
+  private var logStart: UInt64
+  /// The lineage this one forked from and the revision it forked at.
+  private let parent: ArrayRevision?
+
+  init() {
+    id = Self.newID()
+    number = 0
+    logStart = 0
+    parent = nil
+  }
+
+  private init(forkOf other: Lineage) {
+    id = Self.newID()
+    number = other.number
+    log = other.log
+    logStart = other.logStart
+    parent = ArrayRevision(lineage: other.id, number: other.number)
+  }
+
+  func fork() -> Lineage { Lineage(forkOf: self) }
+
+  var revision: ArrayRevision { ArrayRevision(lineage: id, number: number) }
+
+  func record(_ change: ArrayChange<ID>) {
+    number += 1
+    log.append(change)
+    if log.count > Self.maximumLog {
+      let drop = log.count - Self.maximumLog / 2
+      log.removeFirst(drop)
+      logStart += UInt64(drop)
+    }
+  }
+
+  func changes(since revision: ArrayRevision) -> ArraySlice<ArrayChange<ID>>? {
+    // Revisions of the parent up to the fork point are this lineage's own past too.
+    let isOwnPast =
+      revision.lineage == id
+      || (revision.lineage == parent?.lineage && revision.number <= (parent?.number ?? 0))
+    guard isOwnPast, revision.number >= logStart, revision.number <= number else { return nil }
+    return log[Int(revision.number - logStart)...]
+  }
+}
+
+private let lineageCounter = Atomic<UInt64>(0)

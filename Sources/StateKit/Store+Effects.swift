@@ -1,0 +1,195 @@
+import JSON
+
+/// Where an effect runs: the client transaction it belongs to (for `settled`), the request
+/// that caused it (carried by its publications) and the cancellation ids around it.
+struct EffectContext {
+  var transaction: Transaction
+  var cause: JSON?
+  var ids: [EffectID] = []
+}
+
+struct RunningEffect {
+  var task: Task<Void, Never>
+  var ids: [EffectID]
+  var transaction: Transaction
+}
+
+/// The effect interpreter. Everything here runs on the main actor, so the bookkeeping needs
+/// no locks; only the bodies of `.run` operations (and clock sleeps) leave it.
+extension Store {
+  /// Starts `effect`; returns the tasks it created so that a concatenation can wait for them.
+  @discardableResult
+  func start(_ effect: Effect<F.Action, F.Event>, in context: EffectContext) -> [Task<Void, Never>]
+  {
+    switch effect.node {
+    case .none:
+      return []
+    case .send(let action):
+      enqueue(action, context, fromEffect: true)
+      return []
+    case .emit(let event):
+      do {
+        pendingEvents.append(try WireFormat.encode(event))
+      } catch {
+        report("an event of \(F.name) does not encode: \(error)")
+      }
+      return []
+    case .run(let priority, let operation, let handler):
+      return [spawn(priority: priority, in: context) { [weak self] in
+        let send = Send<F.Action> { action in
+          self?.enqueue(action, context, fromEffect: true)
+        }
+        // A task cancelled before it first ran never starts its work.
+        guard !Task.isCancelled else { return }
+        do {
+          try await operation(send)
+        } catch {
+          // Cancellation is how the newest request wins, never a failure to report.
+          if error is CancellationError || Task.isCancelled { return }
+          if let handler {
+            await handler(error, send)
+          } else {
+            report("an effect of \(F.name) threw \(error) and has no catch handler")
+          }
+        }
+      }]
+    case .cancel(let id):
+      cancel(id)
+      return []
+    case .cancelMatching(let matches):
+      for id in effectsByID.keys where matches(id) { cancel(id) }
+      return []
+    case .cancellable(let id, let cancelInFlight, let inner):
+      if cancelInFlight { cancel(id) }
+      var innerContext = context
+      innerContext.ids.append(id)
+      return start(inner, in: innerContext)
+    case .debounce(let id, let duration, let clock, let inner):
+      cancel(id)
+      var innerContext = context
+      innerContext.ids.append(id)
+      return [spawn(priority: nil, in: innerContext) { [weak self] in
+        do {
+          try await sleep(on: clock, for: duration)
+        } catch {
+          return
+        }
+        guard let self, !Task.isCancelled else { return }
+        await self.run(inner, in: innerContext)
+      }]
+    case .merge(let effects):
+      return effects.flatMap { start($0, in: context) }
+    case .concatenate(let effects):
+      // The synchronous head runs now (a `.send` first is reduced right after this action,
+      // as it would be alone); from the first effect that starts a task on, a driver task
+      // waits for each step before starting the next.
+      for (index, effect) in effects.enumerated() {
+        let tasks = start(effect, in: context)
+        guard tasks.isEmpty else {
+          let rest = effects[(index + 1)...]
+          return [spawn(priority: nil, in: context) { [weak self] in
+            guard let self else { return }
+            await self.waitFor(tasks)
+            for effect in rest {
+              guard !Task.isCancelled else { return }
+              await self.run(effect, in: context)
+            }
+          }]
+        }
+      }
+      return []
+    }
+  }
+
+  /// Starts `effect` from inside a task, publishes what it emitted, and waits for it.
+  private func run(_ effect: Effect<F.Action, F.Event>, in context: EffectContext) async {
+    let tasks = start(effect, in: context)
+    if !pendingEvents.isEmpty { publish(cause: context.cause) }
+    await waitFor(tasks)
+  }
+
+  /// Waits for effect tasks from inside another one, which meanwhile is not active.
+  private func waitFor(_ tasks: [Task<Void, Never>]) async {
+    guard !tasks.isEmpty else { return }
+    EffectActivity.ended()
+    for task in tasks { await task.value }
+    EffectActivity.began()
+  }
+
+  private func spawn(
+    priority: TaskPriority?, in context: EffectContext,
+    _ body: @escaping @MainActor () async -> Void
+  ) -> Task<Void, Never> {
+    nextEffectKey += 1
+    let key = nextEffectKey
+    // The task cannot run before this method returns (we hold the main actor), so it is
+    // registered before it can finish.
+    EffectActivity.began()
+    let task = Task(priority: priority) { [weak self] in
+      await EffectActivity.$isEffect.withValue(true) { await body() }
+      EffectActivity.ended()
+      self?.finished(key)
+    }
+    running[key] = RunningEffect(task: task, ids: context.ids, transaction: context.transaction)
+    for id in context.ids { effectsByID[id, default: []].insert(key) }
+    liveEffects[context.transaction, default: 0] += 1
+    return task
+  }
+
+  private func finished(_ key: UInt64) {
+    guard let effect = running.removeValue(forKey: key) else { return }
+    for id in effect.ids {
+      effectsByID[id]?.remove(key)
+      if effectsByID[id]?.isEmpty == true { effectsByID[id] = nil }
+    }
+    let left = (liveEffects[effect.transaction] ?? 1) - 1
+    if left > 0 {
+      liveEffects[effect.transaction] = left
+    } else {
+      liveEffects[effect.transaction] = nil
+      for waiter in settledWaiters.removeValue(forKey: effect.transaction) ?? [] {
+        waiter.resume()
+      }
+    }
+    if running.isEmpty {
+      let waiters = idleWaiters
+      idleWaiters.removeAll()
+      for waiter in waiters { waiter.resume() }
+    }
+  }
+
+  /// Cancels every running effect marked with `id`. They stay counted until their tasks
+  /// actually end, so `settled` still means "nothing of it is running".
+  func cancel(_ id: EffectID) {
+    for key in effectsByID[id] ?? [] { running[key]?.task.cancel() }
+  }
+
+  /// The number of effects running now (`TestStore` fails a test that ends with some).
+  public var inFlightEffectCount: Int { running.count }
+
+  public func settled(_ transaction: Transaction) async {
+    guard !isClosed, liveEffects[transaction] != nil else { return }
+    await withCheckedContinuation { settledWaiters[transaction, default: []].append($0) }
+  }
+
+  public func idle() async {
+    guard !isClosed, !running.isEmpty else { return }
+    await withCheckedContinuation { idleWaiters.append($0) }
+  }
+
+  /// Cancels every effect and resolves every waiter; later sends are ignored. Idempotent.
+  public func close() {
+    guard !isClosed else { return }
+    isClosed = true
+    for effect in running.values { effect.task.cancel() }
+    for waiters in settledWaiters.values { for waiter in waiters { waiter.resume() } }
+    settledWaiters.removeAll()
+    for waiter in idleWaiters { waiter.resume() }
+    idleWaiters.removeAll()
+  }
+}
+
+/// Opens the existential so that `any Clock<Duration>` can sleep.
+private func sleep<C: Clock>(on clock: C, for duration: C.Duration) async throws {
+  try await clock.sleep(until: clock.now.advanced(by: duration), tolerance: nil)
+}

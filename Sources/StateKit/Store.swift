@@ -1,0 +1,172 @@
+import JSON
+
+/// Owns one feature's state; `send` is the only way in.
+///
+/// Reducers run on the main actor, one action at a time, in arrival order: an action sent
+/// while another is being reduced (by `.send`, by an observer, by an effect) is queued and
+/// reduced right after, never re-entrantly. Effects run as tasks and come back through
+/// `send`. After each reduced action the store publishes what the server needs: the patch
+/// from the previous view, the new version (raised by one only when the view changed) and
+/// the events emitted, through `observer`, before `send` returns.
+///
+/// ```swift
+/// let store = Store(feature: Counter())
+/// store.observer = { publication in print(publication.patch) }
+/// store.send(.increment)        // observer sees [{"op":"replace","path":"/count","value":1}]
+/// ```
+@MainActor
+public final class Store<F: Feature>: AnyStore {
+  public let id: String
+  public let feature: F
+  /// The private state. The store holds the only reference to its storage while reducing,
+  /// so a reducer editing one element of a large collection edits it in place.
+  public private(set) var state: F.State
+  public private(set) var version: UInt64
+  public var observer: (@MainActor (Publication) -> Void)?
+
+  var publisher: ViewPublisher<F.View>
+  private let publicActions: Set<String>
+  private var queue: [Queued] = []
+  private var queueHead = 0
+  private var isReducing = false
+  var pendingEvents: [JSON] = []
+  private var nextTransaction: UInt64 = 0
+  var isClosed = false
+
+  // Effect bookkeeping (Store+Effects.swift).
+  var running: [UInt64: RunningEffect] = [:]
+  var effectsByID: [EffectID: Set<UInt64>] = [:]
+  var liveEffects: [Transaction: Int] = [:]
+  var settledWaiters: [Transaction: [CheckedContinuation<Void, Never>]] = [:]
+  var idleWaiters: [CheckedContinuation<Void, Never>] = []
+  var nextEffectKey: UInt64 = 0
+
+  /// Called after every reduced action with the action, and whether it came from outside
+  /// (`send`) or from an effect; for `TestStore`.
+  @_spi(Testing) public var didReduce: (@MainActor (F.Action, _ fromEffect: Bool) -> Void)?
+
+  private struct Queued {
+    var action: F.Action
+    var context: EffectContext
+    var fromEffect: Bool
+  }
+
+  /// A store starting from `state` (the feature's `initialState` by default) at `version`.
+  public init(feature: F, id: String? = nil, state: F.State? = nil, version: UInt64 = 0) {
+    let state = state ?? feature.initialState
+    self.id = id ?? F.name
+    self.feature = feature
+    self.state = state
+    self.version = version
+    self.publicActions = Set(F.publicActions)
+    self.publisher = ViewPublisher(feature.view(of: state))
+  }
+
+  /// A store for the server: `initial` is an RFC 7396 merge patch over the feature's
+  /// initial state; `restoring` a persisted snapshot (private state and version), which wins
+  /// over `initial`. Throws `ActionError.invalid` naming the field that does not decode.
+  public convenience init(
+    feature: F, id: String, initial: JSON?, restoring: (state: JSON, version: UInt64)?
+  ) throws(ActionError) {
+    if let restoring {
+      let state = try Self.decodeState(restoring.state, what: "snapshot")
+      self.init(feature: feature, id: id, state: state, version: restoring.version)
+    } else if let initial {
+      let base: JSON
+      do {
+        base = try JSONValueEncoder().encode(feature.initialState)
+      } catch {
+        throw .invalid(pointer: "", reason: "the initial state does not encode: \(error)")
+      }
+      let state = try Self.decodeState(JSON.mergePatch(base, initial), what: "initial state")
+      self.init(feature: feature, id: id, state: state)
+    } else {
+      self.init(feature: feature, id: id)
+    }
+  }
+
+  private static func decodeState(_ json: JSON, what: String) throws(ActionError) -> F.State {
+    do {
+      return try JSONValueDecoder().decode(F.State.self, from: json)
+    } catch {
+      throw .invalid(pointer: error.pointer, reason: "the \(what) does not decode: \(error.reason)")
+    }
+  }
+
+  isolated deinit {
+    for effect in running.values { effect.task.cancel() }
+  }
+
+  public var featureName: String { F.name }
+
+  /// The current view, encoded; kept up to date by applying each publication's patch.
+  public var published: JSON { publisher.json }
+
+  /// The private state, encoded, for persistence.
+  public var snapshot: JSON {
+    do {
+      return try JSONValueEncoder().encode(state)
+    } catch {
+      report("the state of store \(id) does not encode: \(error)")
+      return .null
+    }
+  }
+
+  /// Reduces `action` (an in-process send: no public check, no validation) and everything
+  /// it sends synchronously, publishing after each.
+  @discardableResult
+  public func send(_ action: F.Action, cause: JSON? = nil) -> Transaction {
+    nextTransaction += 1
+    let transaction = Transaction(rawValue: nextTransaction)
+    enqueue(action, EffectContext(transaction: transaction, cause: cause), fromEffect: false)
+    return transaction
+  }
+
+  public func send(wire action: JSON, cause: JSON?) throws(ActionError) -> Transaction {
+    let decoded = try WireFormat.decodeAction(F.Action.self, from: action, allowed: publicActions)
+    do {
+      try feature.validate(decoded)
+    } catch {
+      throw .invalid(pointer: error.pointer, reason: error.reason)
+    }
+    return send(decoded, cause: cause)
+  }
+
+  /// Queues `action` and, unless a reduce is already under way further up the stack, reduces
+  /// the queue dry. The queue is what makes reduction one-at-a-time without locks: everything
+  /// runs on the main actor, and a nested send only appends.
+  func enqueue(_ action: F.Action, _ context: EffectContext, fromEffect: Bool) {
+    guard !isClosed else { return }
+    queue.append(Queued(action: action, context: context, fromEffect: fromEffect))
+    guard !isReducing else { return }
+    isReducing = true
+    defer { isReducing = false }
+    while queueHead < queue.count {
+      let next = queue[queueHead]
+      queueHead += 1
+      reduce(next.action, next.context, fromEffect: next.fromEffect)
+    }
+    queue.removeAll(keepingCapacity: true)
+    queueHead = 0
+  }
+
+  private func reduce(_ action: F.Action, _ context: EffectContext, fromEffect: Bool) {
+    guard !isClosed else { return }
+    let effect = feature.reduce(into: &state, action: action)
+    start(effect, in: context)
+    publish(cause: context.cause)
+    didReduce?(action, fromEffect)
+  }
+
+  /// Publishes the change of view since the last publication and the pending events.
+  func publish(cause: JSON?) {
+    let patch = publisher.update(to: feature.view(of: state))
+    guard !patch.isEmpty || !pendingEvents.isEmpty else { return }
+    let from = version
+    if !patch.isEmpty { version += 1 }
+    let events = pendingEvents
+    pendingEvents.removeAll()
+    observer?(
+      Publication(store: id, from: from, to: version, patch: patch, events: events, cause: cause))
+  }
+}

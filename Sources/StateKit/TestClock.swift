@@ -1,0 +1,140 @@
+import Synchronization
+
+/// A clock whose time moves only when a test says so: `advance(by:)` wakes, in deadline
+/// order, every sleeper whose deadline has come. No real time passes, so a test of a 300 ms
+/// debounce or of a backoff over minutes runs in microseconds.
+///
+/// ```swift
+/// let clock = TestClock()
+/// let store = TestStore(feature: Search(clock: clock))
+/// await store.send(.queryChanged("ca")) { $0.query = "ca" }
+/// await clock.advance(by: .milliseconds(300))
+/// await store.receive(.results(["calendar"])) { $0.results = ["calendar"] }
+/// ```
+public final class TestClock: Clock, Sendable {
+  /// A point on a `TestClock`: the time elapsed since the clock was made.
+  public struct Instant: InstantProtocol {
+    public var offset: Duration
+
+    public init(offset: Duration = .zero) { self.offset = offset }
+
+    public func advanced(by duration: Duration) -> Self { Self(offset: offset + duration) }
+    public func duration(to other: Self) -> Duration { other.offset - offset }
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.offset < rhs.offset }
+  }
+
+  private struct Sleeper {
+    var id: UInt64
+    var deadline: Instant
+    var continuation: CheckedContinuation<Void, any Error>
+    var isEffect: Bool
+  }
+
+  private struct Timeline {
+    var now = Instant()
+    var sleepers: [Sleeper] = []
+    var nextID: UInt64 = 0
+  }
+
+  private let timeline = Mutex(Timeline())
+
+  public init(now: Instant = Instant()) {
+    timeline.withLock { $0.now = now }
+  }
+
+  public var now: Instant { timeline.withLock { $0.now } }
+  public var minimumResolution: Duration { .zero }
+
+  /// The number of tasks sleeping on this clock now.
+  public var sleeperCount: Int { timeline.withLock { $0.sleepers.count } }
+
+  public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+    try Task.checkCancellation()
+    let isEffect = EffectActivity.isEffect
+    let id = timeline.withLock { timeline -> UInt64 in
+      timeline.nextID += 1
+      return timeline.nextID
+    }
+    try await withTaskCancellationHandler {
+      try await withCheckedThrowingContinuation { continuation in
+        let ready = timeline.withLock { timeline -> Bool in
+          if deadline <= timeline.now { return true }
+          timeline.sleepers.append(
+            Sleeper(id: id, deadline: deadline, continuation: continuation, isEffect: isEffect))
+          if isEffect { EffectActivity.beganSleeping() }
+          return false
+        }
+        if ready { continuation.resume() }
+      }
+    } onCancel: {
+      let sleeper = timeline.withLock { timeline -> Sleeper? in
+        guard let index = timeline.sleepers.firstIndex(where: { $0.id == id }) else { return nil }
+        let sleeper = timeline.sleepers.remove(at: index)
+        if sleeper.isEffect { EffectActivity.endedSleeping() }
+        return sleeper
+      }
+      sleeper?.continuation.resume(throwing: CancellationError())
+    }
+  }
+
+  /// Moves time forward by `duration`, waking due sleepers one deadline at a time and
+  /// letting each woken task run (and maybe sleep again) before moving on.
+  public func advance(by duration: Duration = .zero) async {
+    let target = now.advanced(by: duration)
+    await Self.settle()
+    while let sleeper = popSleeper(dueBy: target) {
+      sleeper.continuation.resume()
+      await Self.settle()
+    }
+    timeline.withLock { $0.now = max($0.now, target) }
+    await Self.settle()
+  }
+
+  /// Moves time forward to `instant`.
+  public func advance(to instant: Instant) async {
+    await advance(by: now.duration(to: instant))
+  }
+
+  /// Advances until no task sleeps on this clock any more (at most `limit` of time), the
+  /// way to run a retry loop or a timer to its end.
+  public func run(limit: Duration = .seconds(86_400)) async {
+    let end = now.advanced(by: limit)
+    await Self.settle()
+    while let next = timeline.withLock({ $0.sleepers.map(\.deadline).min() }), next <= end {
+      await advance(to: next)
+    }
+  }
+
+  private func popSleeper(dueBy target: Instant) -> Sleeper? {
+    timeline.withLock { timeline -> Sleeper? in
+      guard let index = timeline.sleepers.indices.min(by: {
+          (timeline.sleepers[$0].deadline, timeline.sleepers[$0].id)
+            < (timeline.sleepers[$1].deadline, timeline.sleepers[$1].id)
+        }),
+        timeline.sleepers[index].deadline <= target
+      else { return nil }
+      let sleeper = timeline.sleepers.remove(at: index)
+      if sleeper.isEffect { EffectActivity.endedSleeping() }
+      timeline.now = max(timeline.now, sleeper.deadline)
+      return sleeper
+    }
+  }
+
+  /// Waits until every effect task is blocked again (finished, waiting for other effects,
+  /// or asleep on a test clock), so time never moves under a task that is still running.
+  /// Effects blocked on something else (a real network call) end the wait after
+  /// `settleLimit` of real time.
+  static func settle() async {
+    let deadline = ContinuousClock.now.advanced(by: settleLimit)
+    var quietRounds = 0
+    while quietRounds < 4 && ContinuousClock.now < deadline {
+      await Task.yield()
+      quietRounds = EffectActivity.isQuiescent ? quietRounds + 1 : 0
+    }
+  }
+
+  /// The longest `advance` waits, in real time, for effects to block again.
+  static let settleLimit = Duration.seconds(2)
+}
+
+extension TestClock.Instant: Comparable {}

@@ -1,0 +1,97 @@
+import JSON
+
+/// The one transform between the wire shape of actions and events,
+/// `{"type": "setQuantity", "id": "sku-7", "quantity": 2}`, and the shape Swift synthesizes
+/// for an enum's `Codable`, `{"setQuantity": {"id": "sku-7", "quantity": 2}}`. Every feature
+/// gets its wire format from its enums with no hand-written coding.
+///
+/// A case without payload travels as `{"type": "increment"}`. Label every associated value
+/// (`case setQuantity(id: String, quantity: Int)`): an unlabeled one travels as `"_0"`,
+/// which clients then have to spell.
+public enum WireFormat {
+  /// Decodes a wire action. An unknown type, or one not in `allowed` (the feature's public
+  /// actions), is `.refused`; a missing or non-string `type` and a field that does not decode
+  /// are `.invalid` with the field's pointer relative to the action object (`/quantity`).
+  public static func decodeAction<Action: Decodable>(
+    _ type: Action.Type, from wire: JSON, allowed: Set<String>? = nil
+  ) throws(ActionError) -> Action {
+    guard case .object(var fields) = wire else {
+      throw .invalid(pointer: "", reason: "expected an object with a \"type\", got \(wire.kindDescription)")
+    }
+    guard let typeValue = fields["type"] else {
+      throw .invalid(pointer: "/type", reason: "missing: expected a string naming the action")
+    }
+    guard case .string(let name) = typeValue else {
+      throw .invalid(
+        pointer: "/type",
+        reason: "expected a string naming the action, got \(typeValue.kindDescription)")
+    }
+    if let allowed, !allowed.contains(name) {
+      throw .refused(type: name, reason: "\"\(name)\" is not an action clients may send")
+    }
+    fields.removeValue(forKey: "type")
+    do {
+      return try JSONValueDecoder().decode(Action.self, from: .object(JSONObject([(name, .object(fields))])))
+    } catch {
+      // Swift's enum decoding fails at the root when no case has this name.
+      if error.pointer.isEmpty {
+        throw .refused(type: name, reason: "unknown action type \"\(name)\"")
+      }
+      let prefix = "/" + escaped(name)
+      if error.pointer == prefix { throw .invalid(pointer: "", reason: error.reason) }
+      if error.pointer.hasPrefix(prefix + "/") {
+        throw .invalid(pointer: String(error.pointer.dropFirst(prefix.count)), reason: error.reason)
+      }
+      throw .invalid(pointer: error.pointer, reason: error.reason)
+    }
+  }
+
+  /// Decodes a wire event or action without a public check (for clients and tests).
+  public static func decode<Value: Decodable>(_ type: Value.Type, from wire: JSON) throws(ActionError)
+    -> Value
+  {
+    try decodeAction(type, from: wire, allowed: nil)
+  }
+
+  /// Encodes an action or event enum value to its wire object.
+  public static func encode(_ value: some Encodable) throws -> JSON {
+    let swiftShape = try JSONValueEncoder().encode(value)
+    guard case .object(let outer) = swiftShape, outer.count == 1,
+      let name = outer.keys.first, let payload = outer.values.first
+    else {
+      throw WireFormatError(
+        reason: "expected an enum with synthesized Codable (one key per case), got \(swiftShape)")
+    }
+    var fields = JSONObject()
+    fields.set("type", .string(name))
+    if case .object(let members) = payload {
+      for (key, value) in members.members where key != "type" { fields.set(key, value) }
+    } else {
+      fields.set("value", payload)
+    }
+    return .object(fields)
+  }
+
+  /// The case names of a wire object, `nil` unless it is an object with a string `type`.
+  public static func typeName(of wire: JSON) -> String? {
+    wire["type"]?.stringValue
+  }
+
+  static func escaped(_ token: String) -> String {
+    guard token.contains(where: { $0 == "~" || $0 == "/" }) else { return token }
+    var result = ""
+    for character in token {
+      switch character {
+      case "~": result += "~0"
+      case "/": result += "~1"
+      default: result.append(character)
+      }
+    }
+    return result
+  }
+}
+
+/// A value whose `Codable` shape is not an enum's, so it has no wire form.
+public struct WireFormatError: Error, Sendable {
+  public var reason: String
+}
