@@ -58,7 +58,7 @@ struct Differ {
       if JSON.sharesStorage(a, b) { return }
       bounded(by: new) { differ in differ.diffArrays(a, b) }
     default:
-      if old != new { emit(.replace(path: pointer, value: new)) }
+      if old != new { emitReplace(with: new) }
     }
   }
 
@@ -84,7 +84,19 @@ struct Differ {
     guard replaceSize < spent else { return }
     operations.removeSubrange(start...)
     size = startSize
-    emit(.replace(path: pointer, value: new))
+    emitReplace(with: new)
+  }
+
+  /// Replaces the value at the current path with `new`. For an object member named `-` this
+  /// is an `add` (which RFC 6902 defines to replace an existing member): Python's `jsonpatch`
+  /// (1.33) refuses any `replace` whose last token is `-`, even on an object, and clients must
+  /// be able to apply every patch with it.
+  private mutating func emitReplace(with new: JSON) {
+    if path.last == "-" {
+      emit(.add(path: pointer, value: new))
+    } else {
+      emit(.replace(path: pointer, value: new))
+    }
   }
 
   private mutating func diffObjects(_ a: JSONObject, _ b: JSONObject) {

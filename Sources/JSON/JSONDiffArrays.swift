@@ -9,12 +9,8 @@ extension Differ {
 
   mutating func diffArrays(_ a: [JSON], _ b: [JSON]) {
     let shorter = min(a.count, b.count)
-    var prefix = 0
-    while prefix < shorter, JSON.same(a[prefix], b[prefix]) { prefix += 1 }
-    var suffix = 0
-    while suffix < shorter - prefix, JSON.same(a[a.count - 1 - suffix], b[b.count - 1 - suffix]) {
-      suffix += 1
-    }
+    let prefix = JSON.commonRun(a, b, limit: shorter, fromEnd: false)
+    let suffix = JSON.commonRun(a, b, limit: shorter - prefix, fromEnd: true)
     let old = a[prefix..<(a.count - suffix)]
     let new = b[prefix..<(b.count - suffix)]
     if old.isEmpty && new.isEmpty { return }

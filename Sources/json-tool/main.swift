@@ -6,7 +6,9 @@ import JSON
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let subcommands: [String: ([String]) -> Int32] = [
-  "roundtrip": RoundTripCommand.run
+  "roundtrip": RoundTripCommand.run,
+  "diff": DiffCommand.run,
+  "bench-patch": PatchBenchCommand.run,
 ]
 
 guard let name = arguments.first, let run = subcommands[name] else {

@@ -123,6 +123,14 @@ import Testing
       is: [.replace(path: "/list", value: [7, 8, 9])])
   }
 
+  /// Python's `jsonpatch` 1.33 refuses `{"op":"replace","path":"/-"}` even on an object; found
+  /// by tests/test_patch_jsonpatch.py.
+  @Test func changedMemberNamedDashIsAnAddThatPythonJsonpatchAccepts() throws {
+    try expectDiff(["-": 1, "keep": "a value long enough to keep"],
+      ["-": 2, "keep": "a value long enough to keep"],
+      is: [.add(path: "/-", value: 2)])
+  }
+
   @Test func sharedStorageIsEqualWithoutAWalk() {
     let elements: [JSON] = Self.items(0..<10)
     #expect(JSON.sharesStorage(elements, elements))
