@@ -162,7 +162,7 @@ final class Connection {
       guard let id else {
         // JSON-RPC forbids answering a notification; the person running the server still hears.
         log.warning(
-          "notification failed", ["method": method, "code": String(error.code), "message": error.message,
+          "notification failed", ["method": method, "code": String(error.code), "error": error.message,
           "reason": error.data?["reason"]?.stringValue ?? ""])
         return nil
       }

@@ -1,0 +1,214 @@
+"""A client that spawns stateserver and talks to it over its stdin/stdout."""
+import itertools
+import json
+import os
+import subprocess
+import threading
+import time
+from collections import deque
+
+
+class RPCError(Exception):
+    """A JSON-RPC error response: `code`, `message` and `data` as the server sent them."""
+
+    def __init__(self, error):
+        self.code = error.get("code")
+        self.message = error.get("message")
+        self.data = error.get("data")
+        super().__init__(f"{self.code} {self.message}: {self.data}")
+
+
+class ServerExited(Exception):
+    """The server closed stdout before the awaited message arrived."""
+
+
+class Client:
+    """One stateserver process.
+
+    A reader thread parses every line the server writes. Responses resolve the request that
+    carried their id; every message (responses included) is also appended, in order, to
+    `messages`, which tests and `wait_for` read. `on_line(bytes)` sees each raw line first.
+    """
+
+    def __init__(self, process, on_line=None):
+        self.process = process
+        self.on_line = on_line
+        self.messages = []          # every parsed line, in arrival order
+        self.notifications = []     # server notifications only
+        self._responses = {}        # id (as JSON text) -> response
+        self._cond = threading.Condition()
+        self._ids = itertools.count(1)
+        self._listeners = []
+        self._closed = False
+        self._reading = threading.Event()
+        self._reading.set()
+        self._write_lock = threading.Lock()
+        self._thread = threading.Thread(target=self._read, daemon=True)
+        self._thread.start()
+
+    @classmethod
+    def spawn(cls, command=None, *args, env=None, stderr=None, on_line=None):
+        """Starts the server. `command` is a list (program and arguments) or a program path;
+        by default `$STATESERVER_BIN` or `stateserver` from PATH with `--ephemeral`."""
+        if command is None:
+            command = [os.environ.get("STATESERVER_BIN", "stateserver"), "--ephemeral"]
+        elif isinstance(command, (str, os.PathLike)):
+            command = [command]
+        process = subprocess.Popen(
+            list(command) + list(args), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=stderr if stderr is not None else subprocess.PIPE, env=env, bufsize=0)
+        return cls(process, on_line=on_line)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # Sending
+
+    def send_line(self, line):
+        """Writes one raw line (str or bytes); a newline is added when missing."""
+        if isinstance(line, str):
+            line = line.encode()
+        if not line.endswith(b"\n"):
+            line += b"\n"
+        self.send_bytes(line)
+
+    def send_bytes(self, data):
+        with self._write_lock:
+            self.process.stdin.write(data)
+            self.process.stdin.flush()
+
+    def send(self, message):
+        """Writes one JSON-RPC message (or a list: a batch) as a compact line."""
+        self.send_line(json.dumps(message, separators=(",", ":")))
+
+    def next_id(self):
+        return next(self._ids)
+
+    def request_raw(self, method, params=None, id=None, timeout=30):
+        """Sends a request and returns the whole response object (result or error)."""
+        id = self.next_id() if id is None else id
+        message = {"jsonrpc": "2.0", "id": id, "method": method}
+        if params is not None:
+            message["params"] = params
+        with self._cond:
+            self._responses.pop(json.dumps(id), None)  # an older answer to a reused id
+        self.send(message)
+        return self.response(id, timeout=timeout)
+
+    def request(self, method, params=None, id=None, timeout=30):
+        """Sends a request and returns its result; an error response raises RPCError."""
+        response = self.request_raw(method, params, id=id, timeout=timeout)
+        if "error" in response:
+            raise RPCError(response["error"])
+        return response["result"]
+
+    def notify(self, method, params=None):
+        message = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            message["params"] = params
+        self.send(message)
+
+    def dispatch(self, store, action, wait=None, notify=False, id=None, timeout=30):
+        """Sends an action to a store; returns `{store, version}` (None when `notify`)."""
+        params = {"store": store, "action": action}
+        if wait is not None:
+            params["wait"] = wait
+        if notify:
+            self.notify("dispatch", params)
+            return None
+        return self.request("dispatch", params, id=id, timeout=timeout)
+
+    def close(self, timeout=30):
+        """Closes stdin (a normal shutdown for the server) and returns its exit status."""
+        if not self.process.stdin.closed:
+            try:
+                self.process.stdin.close()
+            except BrokenPipeError:
+                pass
+        self.resume()
+        status = self.process.wait(timeout=timeout)
+        self._thread.join(timeout=timeout)
+        return status
+
+    # Receiving
+
+    def response(self, id, timeout=30):
+        """Waits for the response carrying `id` (also found inside batch arrays)."""
+        key = json.dumps(id)
+        with self._cond:
+            if not self._cond.wait_for(lambda: key in self._responses or self._closed, timeout):
+                raise TimeoutError(f"no response with id {id!r} within {timeout}s")
+            if key not in self._responses:
+                raise ServerExited(f"the server exited before answering id {id!r}")
+            return self._responses.pop(key)
+
+    def wait_for(self, predicate, timeout=30, start=0):
+        """Waits until a message from index `start` on satisfies `predicate`; returns it."""
+        with self._cond:
+            found = []
+
+            def check():
+                for message in self.messages[start:]:
+                    if predicate(message):
+                        found.append(message)
+                        return True
+                return self._closed
+
+            if not self._cond.wait_for(check, timeout):
+                raise TimeoutError("no matching message")
+            if not found:
+                raise ServerExited("the server exited before the awaited message")
+            return found[0]
+
+    def wait_closed(self, timeout=30):
+        with self._cond:
+            self._cond.wait_for(lambda: self._closed, timeout)
+            return self._closed
+
+    def add_listener(self, listener):
+        """Calls `listener(message)` on the reader thread for every later message."""
+        self._listeners.append(listener)
+
+    def pause(self):
+        """Stops reading stdout (the server's writes then block): a slow client on purpose."""
+        self._reading.clear()
+
+    def resume(self):
+        self._reading.set()
+
+    def _read(self):
+        stream = self.process.stdout
+        buffer = b""
+        while True:
+            self._reading.wait()
+            chunk = os.read(stream.fileno(), 1 << 16)
+            if not chunk:
+                break
+            buffer += chunk
+            *lines, buffer = buffer.split(b"\n")
+            for line in lines:
+                self._receive(line)
+        if buffer:
+            self._receive(buffer)  # a last line without newline (a bug the schema check reports)
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+
+    def _receive(self, line):
+        if self.on_line is not None:
+            self.on_line(line)
+        message = json.loads(line)
+        for listener in list(self._listeners):
+            listener(message)
+        with self._cond:
+            self.messages.append(message)
+            replies = message if isinstance(message, list) else [message]
+            for reply in replies:
+                if isinstance(reply, dict) and "id" in reply and "method" not in reply:
+                    self._responses[json.dumps(reply["id"])] = reply
+                elif isinstance(reply, dict) and "method" in reply:
+                    self.notifications.append(reply)
+            self._cond.notify_all()

@@ -1,0 +1,119 @@
+"""Shared fixtures for the end-to-end tests (pytest through the built binary).
+
+- `stateserver_bin`: the binary, from `$STATESERVER_BIN`, else `.build/release/stateserver`,
+  else `.build/debug/stateserver`. Missing: the test fails when `CI=true`, else it is skipped.
+- `testdata`: `$STATESERVER_TESTDATA`, else `<repo root>/../shared/testdata` (same rule).
+- `spawn(*args, check_schema=True)`: starts a server (`--ephemeral` unless `--state-dir` is
+  given) as a `stateserver.Client`; every line it writes is validated against
+  `schema/protocol.schema.json` (`#/$defs/serverLine`), and the test fails at teardown if
+  any line did not validate. `server` is one such client with no extra arguments.
+"""
+import json
+import os
+import pathlib
+import sys
+
+import pytest
+from jsonschema import Draft202012Validator
+from referencing import Registry, Resource
+
+REPO = pathlib.Path(__file__).resolve().parent.parent
+# The client works installed (`pip install -e clients/python`) or straight from the tree.
+sys.path.insert(0, str(REPO / "clients" / "python"))
+
+from stateserver import Client  # noqa: E402
+
+SCHEMA_PATH = REPO / "schema" / "protocol.schema.json"
+
+
+def _missing(message):
+    if os.environ.get("CI") == "true":
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+@pytest.fixture(scope="session")
+def stateserver_bin():
+    explicit = os.environ.get("STATESERVER_BIN")
+    if explicit:
+        if not os.path.isfile(explicit):
+            _missing(f"STATESERVER_BIN={explicit} does not exist")
+        return explicit
+    for candidate in (REPO / ".build/release/stateserver", REPO / ".build/debug/stateserver"):
+        if candidate.is_file():
+            return str(candidate)
+    _missing("no stateserver binary: set STATESERVER_BIN or run swift build")
+
+
+@pytest.fixture(scope="session")
+def testdata():
+    path = pathlib.Path(os.environ.get("STATESERVER_TESTDATA", REPO.parent / "shared" / "testdata"))
+    if not path.is_dir():
+        _missing(f"test data folder {path} is missing (set STATESERVER_TESTDATA)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def protocol_schema():
+    return json.loads(SCHEMA_PATH.read_text())
+
+
+def line_validator(schema, definition="serverLine"):
+    """A validator of one direction's lines against the protocol schema."""
+    resource = Resource.from_contents(schema)
+    registry = Registry().with_resource(schema["$id"], resource)
+    return Draft202012Validator({"$ref": f"{schema['$id']}#/$defs/{definition}"}, registry=registry)
+
+
+class SchemaCheck:
+    """Validates every raw line a server writes; failures are kept for the teardown."""
+
+    def __init__(self, validator):
+        self.validator = validator
+        self.failures = []
+        self.lines = 0
+
+    def __call__(self, raw):
+        self.lines += 1
+        try:
+            message = json.loads(raw)
+        except ValueError as error:
+            self.failures.append(f"not JSON ({error}): {raw[:200]!r}")
+            return
+        errors = sorted(self.validator.iter_errors(message), key=lambda e: e.path)
+        if errors:
+            best = errors[0]
+            self.failures.append(f"{best.message} at {list(best.absolute_path)}: {raw[:300]!r}")
+
+
+@pytest.fixture
+def spawn(stateserver_bin, protocol_schema):
+    validator = line_validator(protocol_schema)
+    started = []
+
+    def start(*args, check_schema=True, env=None):
+        args = list(args)
+        if "--state-dir" not in args and "--ephemeral" not in args:
+            args.append("--ephemeral")
+        check = SchemaCheck(validator) if check_schema else None
+        client = Client.spawn([stateserver_bin, *args], env=env, on_line=check)
+        client.schema_check = check
+        started.append(client)
+        return client
+
+    yield start
+    failures = []
+    for client in started:
+        if client.process.poll() is None:
+            client.process.kill()
+        client.process.wait(timeout=30)
+        client.wait_closed(timeout=30)
+        if client.schema_check is not None:
+            failures += client.schema_check.failures
+    assert not failures, "lines that do not match schema/protocol.schema.json:\n" + "\n".join(
+        failures[:20])
+
+
+@pytest.fixture
+def server(spawn):
+    return spawn()
