@@ -77,7 +77,8 @@ struct Differ {
     body(&self)
     let spent = size - startSize
     guard spent > 0 else { return }
-    let replaceOverhead = JSONPatch.Operation.replace(path: pointer, value: .null).serializedSize
+    let replaceOverhead =
+      JSONPatch.Operation.replace(path: pointer, value: .null).serializedSize
       - 4 + 1
     // Stop measuring `new` as soon as it is known not to beat what was spent.
     let replaceSize = replaceOverhead + new.serializedSize(limit: spent - replaceOverhead)

@@ -151,7 +151,8 @@ extension Differ {
         emit(.remove(path: pointer.appending(index: position + paired)))
       }
       for step in paired..<inserted {
-        emit(.add(path: pointer.appending(index: position + step), value: newElements[newNext + step]))
+        emit(
+          .add(path: pointer.appending(index: position + step), value: newElements[newNext + step]))
       }
       position += inserted + 1
       oldNext = pair.old + 1

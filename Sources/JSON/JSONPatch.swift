@@ -121,7 +121,8 @@ extension JSONPatch.Operation {
         throw malformed(field, "missing \"\(field)\" (a JSON Pointer string)")
       }
       guard case .string(let text) = member else {
-        throw malformed(field, "\"\(field)\" must be a JSON Pointer string, not \(member.kindDescription)")
+        throw malformed(
+          field, "\"\(field)\" must be a JSON Pointer string, not \(member.kindDescription)")
       }
       do {
         return try JSONPointer(parsing: text)

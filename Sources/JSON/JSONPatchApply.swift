@@ -95,16 +95,20 @@ extension JSON {
       switch current {
       case .object(let object):
         guard let member = object[token] else {
-          throw JSON.notFound(pointer, depth: depth, field: field, why: "has no member \"\(token)\"")
+          throw JSON.notFound(
+            pointer, depth: depth, field: field, why: "has no member \"\(token)\"")
         }
         current = member
       case .array(let elements):
         guard let index = JSONPointer.arrayIndex(token), index < elements.count else {
-          throw JSON.badIndex(pointer, token: token, count: elements.count, field: field, allowEnd: false)
+          throw JSON.badIndex(
+            pointer, token: token, count: elements.count, field: field, allowEnd: false)
         }
         current = elements[index]
       default:
-        throw JSON.notFound(pointer, depth: depth, field: field, why: "is \(current.kindDescription), which has no members")
+        throw JSON.notFound(
+          pointer, depth: depth, field: field,
+          why: "is \(current.kindDescription), which has no members")
       }
     }
     return current
@@ -323,7 +327,8 @@ extension JSON {
   private mutating func editArray(
     at parent: ArraySlice<String>, _ edit: (inout [JSON]) -> Void
   ) throws(JSONPatchError) {
-    try modify(at: parent, pointer: JSONPointer(tokens: Array(parent)), field: "path") { container in
+    try modify(at: parent, pointer: JSONPointer(tokens: Array(parent)), field: "path") {
+      container in
       guard var elements = container.takeArray() else { return }
       edit(&elements)
       container = .array(elements)

@@ -6,8 +6,10 @@ import Testing
 @Suite struct JSONDiffTests {
   /// Items with several fields, so that replacing one field is clearly smaller than the item.
   static func item(_ id: Int, name: String? = nil, done: Bool = false) -> JSON {
-    ["id": .integer(Int64(id)), "name": .string(name ?? "item \(id)"), "done": .bool(done),
-     "tags": ["a", "b"]]
+    [
+      "id": .integer(Int64(id)), "name": .string(name ?? "item \(id)"), "done": .bool(done),
+      "tags": ["a", "b"],
+    ]
   }
 
   static func items(_ ids: some Sequence<Int>) -> [JSON] { ids.map { item($0) } }
@@ -29,24 +31,32 @@ import Testing
   }
 
   @Test func changedScalarIsOneReplace() throws {
-    try expectDiff(["a": ["b": 1, "c": 2]], ["a": ["b": 1, "c": 3]], is: [
-      .replace(path: "/a/c", value: 3)
-    ])
+    try expectDiff(
+      ["a": ["b": 1, "c": 2]], ["a": ["b": 1, "c": 3]],
+      is: [
+        .replace(path: "/a/c", value: 3)
+      ])
     // A type change is a change, even when the numbers are equal by value.
-    try expectDiff(["n": 1, "x": "unchanged member"], ["n": 1.0, "x": "unchanged member"], is: [
-      .replace(path: "/n", value: 1.0)
-    ])
+    try expectDiff(
+      ["n": 1, "x": "unchanged member"], ["n": 1.0, "x": "unchanged member"],
+      is: [
+        .replace(path: "/n", value: 1.0)
+      ])
     try expectDiff(1, "1", is: [.replace(path: "", value: "1")])
   }
 
   @Test func addedAndRemovedMembersAreOneOperationEach() throws {
     let base: JSON = ["keep": "a long enough value to be worth keeping", "old": 1]
-    try expectDiff(base, ["keep": "a long enough value to be worth keeping", "old": 1, "new": 2],
+    try expectDiff(
+      base, ["keep": "a long enough value to be worth keeping", "old": 1, "new": 2],
       is: [.add(path: "/new", value: 2)])
-    try expectDiff(base, ["keep": "a long enough value to be worth keeping"], is: [
-      .remove(path: "/old")
-    ])
-    try expectDiff(["a/b": ["~": 1, "x": "some other member"]],
+    try expectDiff(
+      base, ["keep": "a long enough value to be worth keeping"],
+      is: [
+        .remove(path: "/old")
+      ])
+    try expectDiff(
+      ["a/b": ["~": 1, "x": "some other member"]],
       ["a/b": ["~": 2, "x": "some other member"]],
       is: [.replace(path: "/a~1b/~0", value: 2)])
   }
@@ -54,9 +64,10 @@ import Testing
   @Test func oneChangedFieldOfALargeKeyedArrayIsOneReplace() throws {
     let old: JSON = ["items": .array(Self.items(0..<100_000))]
     var new = old
-    new["items"] = .array(Self.items(0..<100_000).enumerated().map { index, element in
-      index == 54_321 ? Self.item(54_321, done: true) : element
-    })
+    new["items"] = .array(
+      Self.items(0..<100_000).enumerated().map { index, element in
+        index == 54_321 ? Self.item(54_321, done: true) : element
+      })
     try expectDiff(old, new, is: [.replace(path: "/items/54321/done", value: true)])
   }
 
@@ -94,10 +105,12 @@ import Testing
     ids.insert(7, at: 2)
     var newItems = Self.items(ids)
     newItems[2] = Self.item(7, name: "renamed")
-    try expectDiff(old, ["items": .array(newItems)], is: [
-      .move(from: "/items/7", path: "/items/2"),
-      .replace(path: "/items/2/name", value: "renamed"),
-    ])
+    try expectDiff(
+      old, ["items": .array(newItems)],
+      is: [
+        .move(from: "/items/7", path: "/items/2"),
+        .replace(path: "/items/2/name", value: "renamed"),
+      ])
   }
 
   @Test func unkeyedArraysDiffByCommonSubsequence() throws {
@@ -118,7 +131,8 @@ import Testing
     let new: JSON = ["c": [4, 5, 6], "d": 2]
     try expectDiff(old, new, is: [.replace(path: "", value: new)])
     // And per subtree: rewriting every element of a small array is one replace of it.
-    try expectDiff(["list": [1, 2, 3], "keep": "a value long enough to keep"],
+    try expectDiff(
+      ["list": [1, 2, 3], "keep": "a value long enough to keep"],
       ["list": [7, 8, 9], "keep": "a value long enough to keep"],
       is: [.replace(path: "/list", value: [7, 8, 9])])
   }
@@ -126,7 +140,8 @@ import Testing
   /// Python's `jsonpatch` 1.33 refuses `{"op":"replace","path":"/-"}` even on an object; found
   /// by tests/test_patch_jsonpatch.py.
   @Test func changedMemberNamedDashIsAnAddThatPythonJsonpatchAccepts() throws {
-    try expectDiff(["-": 1, "keep": "a value long enough to keep"],
+    try expectDiff(
+      ["-": 1, "keep": "a value long enough to keep"],
       ["-": 2, "keep": "a value long enough to keep"],
       is: [.add(path: "/-", value: 2)])
   }
