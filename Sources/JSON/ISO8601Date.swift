@@ -22,11 +22,43 @@ enum ISO8601Date {
     }
     let (days, secondOfDay) = floorDivision(seconds, 86_400)
     let (year, month, day) = civil(fromDays: days)
-    var text = pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T"
-    text += pad(secondOfDay / 3600, 2) + ":" + pad(secondOfDay / 60 % 60, 2) + ":"
-    text += pad(secondOfDay % 60, 2)
-    if milliseconds != 0 { text += "." + pad(milliseconds, 3) }
-    return text + "Z"
+    guard (0...9999).contains(year) else {
+      // Outside four-digit years ISO 8601 needs an agreed expansion; say what it is instead.
+      return "\(year)-\(month)-\(day)T\(secondOfDay)s"
+    }
+    // "YYYY-MM-DDThh:mm:ss.sssZ" is 24 ASCII bytes: fill them in place, one String at the end.
+    return String(unsafeUninitializedCapacity: 24) { buffer in
+      var position = 0
+      func put(_ value: Int64, _ width: Int) {
+        var value = value
+        for offset in stride(from: width - 1, through: 0, by: -1) {
+          buffer[position + offset] = UInt8(ascii: "0") + UInt8(value % 10)
+          value /= 10
+        }
+        position += width
+      }
+      func put(_ character: Unicode.Scalar) {
+        buffer[position] = UInt8(ascii: character)
+        position += 1
+      }
+      put(year, 4)
+      put("-")
+      put(month, 2)
+      put("-")
+      put(day, 2)
+      put("T")
+      put(secondOfDay / 3600, 2)
+      put(":")
+      put(secondOfDay / 60 % 60, 2)
+      put(":")
+      put(secondOfDay % 60, 2)
+      if milliseconds != 0 {
+        put(".")
+        put(milliseconds, 3)
+      }
+      put("Z")
+      return position
+    }
   }
 
   /// The date written in `text`, or `nil` when it is not `YYYY-MM-DDThh:mm:ss[.f+](Z|±hh:mm)`.
@@ -90,12 +122,6 @@ enum ISO8601Date {
     let days = self.days(fromCivil: year, month, day)
     let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset
     return Date(timeIntervalSince1970: Double(seconds) + fraction)
-  }
-
-  private static func pad(_ value: Int64, _ width: Int) -> String {
-    let digits = String(value)
-    return digits.count >= width
-      ? digits : String(repeating: "0", count: width - digits.count) + digits
   }
 
   private static func floorDivision(_ a: Int64, _ b: Int64) -> (Int64, Int64) {

@@ -9,6 +9,7 @@ let subcommands: [String: ([String]) -> Int32] = [
   "roundtrip": RoundTripCommand.run,
   "diff": DiffCommand.run,
   "bench-patch": PatchBenchCommand.run,
+  "codable": CodableCommand.run,
 ]
 
 guard let name = arguments.first, let run = subcommands[name] else {

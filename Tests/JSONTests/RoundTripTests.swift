@@ -124,3 +124,40 @@ struct RoundTripTests {
     }
   }
 }
+
+@Suite("Parsing damaged text never crashes")
+struct DamagedTextTests {
+  @Test("random byte edits of valid JSON parse or fail with a located error", arguments: 0..<3)
+  func randomEdits(seed: UInt64) throws {
+    var generator = JSONValueGenerator(random: SeededGenerator(state: 1000 + seed))
+    let interesting: [UInt8] = [
+      0x00, 0x22, 0x5C, 0x5B, 0x5D, 0x7B, 0x7D, 0x2C, 0x3A, 0xFF, 0xC3, 0xED,
+    ]
+    for index in 0..<500 {
+      var bytes = try generator.value(depth: 0).serialized()
+      for _ in 0..<Int.random(in: 1...3, using: &generator.random) {
+        let position = Int.random(in: 0...bytes.count, using: &generator.random)
+        let byte =
+          Bool.random(using: &generator.random)
+          ? interesting.randomElement(using: &generator.random) ?? 0
+          : UInt8.random(in: 0...255, using: &generator.random)
+        switch Int.random(in: 0..<3, using: &generator.random) {
+        case 0: bytes.insert(byte, at: position)
+        case 1 where position < bytes.count: bytes.remove(at: position)
+        default: if position < bytes.count { bytes[position] = byte }
+        }
+      }
+      let value: JSON
+      do {
+        value = try JSON(parsing: bytes)
+      } catch {
+        #expect(!error.reason.isEmpty)
+        #expect(error.line >= 1)
+        #expect((0...bytes.count).contains(error.position), "\(error), seed \(seed), text \(index)")
+        continue
+      }
+      #expect(!bytes.contains(0), "a raw NUL was accepted, seed \(seed), text \(index)")
+      #expect(try JSON(parsing: value.serialized()) == value)
+    }
+  }
+}

@@ -1,0 +1,98 @@
+// `json-tool codable [ITERATIONS]`: the Codable bridge against Foundation's JSON coders, on a
+// typical published view (a cart) and a typical action, both ways through text:
+//   struct -> text: JSONValueEncoder + serialized()   vs  JSONEncoder.encode
+//   text -> struct: JSON(parsing:) + JSONValueDecoder vs  JSONDecoder.decode
+// Prints one line per measurement, "name operations_per_second", on stdout.
+import Foundation
+import JSON
+
+enum CodableCommand {
+  struct Item: Codable, Equatable {
+    var id: String
+    var name: String
+    var quantity: Int
+    var price: Double
+  }
+
+  enum Coupon: Codable, Equatable {
+    case none
+    case applying(code: String)
+    case applied(code: String, discount: Double)
+  }
+
+  struct CartView: Codable, Equatable {
+    var items: [Item]
+    var coupon: Coupon
+    var total: Double
+    var badgeCount: Int
+    var note: String?
+    var updatedAt: Date
+  }
+
+  struct SetQuantity: Codable, Equatable {
+    var id: String
+    var quantity: Int
+  }
+
+  static let view = CartView(
+    items: [
+      Item(id: "sku-1", name: "Coffee beans", quantity: 2, price: 12.5),
+      Item(id: "sku-7", name: "Zoë's mug", quantity: 1, price: 19.99),
+      Item(id: "sku-9", name: "Filter papers", quantity: 3, price: 3.2),
+    ],
+    coupon: .applied(code: "WELCOME", discount: 5), total: 49.08, badgeCount: 6, note: nil,
+    updatedAt: Date(timeIntervalSince1970: 1_795_974_399))
+
+  static func run(_ arguments: [String]) -> Int32 {
+    let iterations = arguments.first.flatMap(Int.init) ?? 200_000
+    do {
+      try measure(iterations)
+      return 0
+    } catch {
+      FileHandle.standardError.write(Data("json-tool codable: \(error)\n".utf8))
+      return 1
+    }
+  }
+
+  static func measure(_ iterations: Int) throws {
+    let foundationEncoder = JSONEncoder()
+    foundationEncoder.dateEncodingStrategy = .iso8601
+    let foundationDecoder = JSONDecoder()
+    foundationDecoder.dateDecodingStrategy = .iso8601
+    let action = SetQuantity(id: "sku-7", quantity: 3)
+    let actionText = try JSONValueEncoder().encode(action).serialized()
+    let actionData = Data(actionText)
+
+    var bytes = 0
+    try report("encode view, JSONValueEncoder + serialized()", iterations) {
+      bytes &+= try JSONValueEncoder().encode(view).serialized().count
+    }
+    try report("encode view, Foundation JSONEncoder", iterations) {
+      bytes &+= try foundationEncoder.encode(view).count
+    }
+    try report("encode view, JSONValueEncoder to JSON only", iterations) {
+      if case .object(let object) = try JSONValueEncoder().encode(view) { bytes &+= object.count }
+    }
+    var quantity = 0
+    try report("decode action, JSON(parsing:) + JSONValueDecoder", iterations) {
+      let json = try JSON(parsing: actionText)
+      quantity &+= try JSONValueDecoder().decode(SetQuantity.self, from: json).quantity
+    }
+    try report("decode action, Foundation JSONDecoder", iterations) {
+      quantity &+= try foundationDecoder.decode(SetQuantity.self, from: actionData).quantity
+    }
+    // Keeps the optimizer from dropping the work above.
+    if bytes == 0 || quantity == 0 { FileHandle.standardError.write(Data("no work\n".utf8)) }
+    let checked = try JSONValueDecoder().decode(
+      CartView.self, from: JSONValueEncoder().encode(view))
+    if checked != view { throw CocoaError(.coderInvalidValue) }
+  }
+
+  static func report(_ name: String, _ iterations: Int, _ body: () throws -> Void) rethrows {
+    let clock = ContinuousClock()
+    let start = clock.now
+    for _ in 0..<iterations { try body() }
+    let seconds = Double((clock.now - start) / .nanoseconds(1)) / 1e9
+    print("\(name)\t\(Int(Double(iterations) / seconds))")
+  }
+}
