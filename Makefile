@@ -17,8 +17,10 @@ setup:
 build: setup
 	swift build $(SWIFT_FLAGS)
 
+# Products by name: StateKitTesting imports Testing, which a plain release build cannot find.
 release: setup
-	swift build $(RELEASE_FLAGS)
+	swift build $(RELEASE_FLAGS) --product stateserver
+	swift build $(RELEASE_FLAGS) --product json-tool
 
 run: release
 	$(BIN) $(ARGS)
@@ -27,7 +29,7 @@ run: release
 test: setup
 	swift build --build-tests
 	swift test --skip-build
-	swift build $(RELEASE_FLAGS)
+	$(MAKE) --no-print-directory release
 	$(MAKE) --no-print-directory py-test node-test
 
 # pytest's exit code 5 (no test collected) fails here, as it must.
