@@ -14,11 +14,37 @@ extension Differ {
     let old = a[prefix..<(a.count - suffix)]
     let new = b[prefix..<(b.count - suffix)]
     if old.isEmpty && new.isEmpty { return }
+    if old.count == new.count, let changed = Differ.changedInPlace(a, b, in: old.indices) {
+      for index in changed { diff(a[index], b[index], at: String(index)) }
+      return
+    }
     if let oldIDs = Differ.distinctIDs(old), let newIDs = Differ.distinctIDs(new) {
       diffKeyed(old, new, oldIDs: oldIDs, newIDs: newIDs, offset: prefix)
     } else {
       diffUnkeyed(old, new, offset: prefix)
     }
+  }
+
+  /// The positions in `range` where `a` and `b` differ, when at each of them both elements are
+  /// objects with the same `id`: then nothing moved, and each changed element is diffed where
+  /// it is. `nil` as soon as one position does not match that way.
+  ///
+  /// Several elements edited far apart in a large keyed array take this path, which skips the
+  /// unchanged stretches between them at memory speed instead of hashing every id.
+  private static func changedInPlace(_ a: [JSON], _ b: [JSON], in range: Range<Int>) -> [Int]? {
+    var changed: [Int] = []
+    var index = range.lowerBound
+    while index < range.upperBound {
+      index += JSON.commonRun(
+        a, b, skipping: index, limit: range.upperBound - index, fromEnd: false)
+      guard index < range.upperBound else { break }
+      guard case .object(let old) = a[index], case .object(let new) = b[index],
+        let id = old["id"], new["id"] == id
+      else { return nil }
+      changed.append(index)
+      index += 1
+    }
+    return changed
   }
 
   /// The `id` of every element, when every element is an object with an `id` member and no

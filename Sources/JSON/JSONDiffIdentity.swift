@@ -42,7 +42,7 @@ extension JSON {
 
 extension JSON {
   /// How many elements `a` and `b` have in common at their start (`fromEnd` false) or at
-  /// their end (`fromEnd` true), at most `limit`.
+  /// their end (`fromEnd` true), after the first `skipped` positions, at most `limit`.
   ///
   /// Each pair is first compared as raw memory: two enum values with the same bits hold the
   /// same scalar or reference the same buffers, so they are equal. That costs a few word loads
@@ -50,15 +50,17 @@ extension JSON {
   /// 100,000-element array whose elements are shared with the old state well under a
   /// millisecond. Pairs whose bits differ (separately built, or unused payload bytes that
   /// differ) fall back to ``same(_:_:)``.
-  static func commonRun(_ a: [JSON], _ b: [JSON], limit: Int, fromEnd: Bool) -> Int {
+  static func commonRun(
+    _ a: [JSON], _ b: [JSON], skipping skipped: Int = 0, limit: Int, fromEnd: Bool
+  ) -> Int {
     let stride = MemoryLayout<JSON>.stride
     return a.withUnsafeBytes { rawA in
       b.withUnsafeBytes { rawB in
         guard let baseA = rawA.baseAddress, let baseB = rawB.baseAddress else { return 0 }
         var run = 0
         while run < limit {
-          let indexA = fromEnd ? a.count - 1 - run : run
-          let indexB = fromEnd ? b.count - 1 - run : run
+          let indexA = fromEnd ? a.count - 1 - skipped - run : skipped + run
+          let indexB = fromEnd ? b.count - 1 - skipped - run : skipped + run
           if !bitwiseEqual(baseA + indexA * stride, baseB + indexB * stride),
             !same(a[indexA], b[indexB])
           {

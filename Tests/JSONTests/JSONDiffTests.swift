@@ -71,6 +71,23 @@ import Testing
     try expectDiff(old, new, is: [.replace(path: "/items/54321/done", value: true)])
   }
 
+  /// As a store produces it: the new state is the old one with one element written, so every
+  /// other element shares its storage (decided by the bitwise check, not by `==`).
+  @Test func oneChangedFieldOfASharedLargeKeyedArrayIsOneReplace() throws {
+    let old: JSON = ["items": .array(Self.items(0..<100_000)), "title": "list"]
+    var new = old
+    guard case .array(var items)? = new["items"] else { return }
+    items[99_999] = Self.item(99_999, name: "last")
+    items[0] = Self.item(0, done: true)
+    new["items"] = .array(items)
+    try expectDiff(
+      old, new,
+      is: [
+        .replace(path: "/items/0/done", value: true),
+        .replace(path: "/items/99999/name", value: "last"),
+      ])
+  }
+
   @Test func frontInsertIntoALargeKeyedArrayIsOneAdd() throws {
     let old: JSON = ["items": .array(Self.items(0..<100_000))]
     let new: JSON = ["items": .array([Self.item(-1)] + Self.items(0..<100_000))]
