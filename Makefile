@@ -4,7 +4,7 @@ SHELL := /bin/bash
 export PATH := /opt/swift/usr/bin:$(PATH)
 
 SWIFT_FLAGS := --disable-index-store
-RELEASE_FLAGS := -c release $(SWIFT_FLAGS) --static-swift-stdlib
+RELEASE_FLAGS := -c release $(SWIFT_FLAGS)
 BIN := .build/release/stateserver
 PYTHON ?= python3
 export STATESERVER_TESTDATA ?= $(abspath ../shared/testdata)
