@@ -10,21 +10,23 @@
 //   element is compared by value);
 // - `apply`: `apply(to:)` of the resulting patch to a uniquely owned document, in place.
 // Prints one JSON object on stdout: seconds per operation, the patch, and checks.
-// `--profile-shared` runs only the `diff_shared` rounds and prints nothing (for `perf`).
+// `--profile shared|parsed` runs only that diff's rounds and prints nothing (for `perf`).
 import Foundation
 import JSON
 
 enum PatchBenchCommand {
   static func run(_ arguments: [String]) -> Int32 {
     var rounds = 20
-    var profileShared = false
+    var profiled: String?
     var path: String?
     var rest = arguments[...]
     while let argument = rest.popFirst() {
       if argument == "--rounds", let value = rest.popFirst().flatMap({ Int($0) }), value > 0 {
         rounds = value
-      } else if argument == "--profile-shared" {
-        profileShared = true
+      } else if argument == "--profile", let which = rest.popFirst(),
+        which == "shared" || which == "parsed"
+      {
+        profiled = which
       } else if path == nil {
         path = argument
       } else {
@@ -58,9 +60,17 @@ enum PatchBenchCommand {
     }
 
     var patch = JSONPatch()
-    let diffShared = best { patch = JSONPatch.diff(from: old, to: shared) }
     var parsedPatch = JSONPatch()
-    if profileShared { return 0 }
+    switch profiled {
+    case "shared":
+      _ = best { patch = JSONPatch.diff(from: old, to: shared) }
+      return 0
+    case "parsed":
+      _ = best { parsedPatch = JSONPatch.diff(from: old, to: parsedNew) }
+      return 0
+    default: break
+    }
+    let diffShared = best { patch = JSONPatch.diff(from: old, to: shared) }
     let diffParsed = best { parsedPatch = JSONPatch.diff(from: old, to: parsedNew) }
 
     // Apply to a document nobody else holds, as the store does: a deep enough copy that only
@@ -111,7 +121,8 @@ enum PatchBenchCommand {
 
   static func usage() -> Int32 {
     FileHandle.standardError.write(
-      Data("usage: json-tool bench-patch PAIR.ndjson [--rounds N] [--profile-shared]\n".utf8))
+      Data("usage: json-tool bench-patch PAIR.ndjson [--rounds N] [--profile shared|parsed]\n".utf8)
+    )
     return 2
   }
 }
