@@ -1,0 +1,81 @@
+import StateKit
+
+/// The simulated backend, steerable through the protocol: go offline, slow down, fail at a
+/// rate, or change a note on the server to provoke a conflict. Its view also counts the calls
+/// each endpoint received, so a test can check that a debounced search sent one request.
+///
+/// The published status follows the `Backend` actor: `Features.all` subscribes the store to
+/// the actor's changes, which arrive as the internal action `statusChanged`.
+public struct BackendFeature: Feature {
+  public typealias State = BackendStatus
+
+  public enum Action: Codable, Equatable, Sendable {
+    case setOnline(online: Bool)
+    case setLatency(ms: Int)
+    case setFailRate(rate: Double)
+    /// Changes the server's copy of note `noteId` (its id or its `serverId`) to `text`.
+    case remoteEdit(noteId: String, text: String)
+    /// The backend's status changed (a request arrived, a setting changed). Internal.
+    case statusChanged(status: BackendStatus)
+    /// `remoteEdit` found no such note on the server. Internal.
+    case remoteEditMissed(noteId: String)
+  }
+
+  public enum Event: Codable, Equatable, Sendable {
+    case toast(message: String)
+  }
+
+  public static let name = "backend"
+  public static let publicActions = ["setOnline", "setLatency", "setFailRate", "remoteEdit"]
+  public static let eventNames = ["toast"]
+
+  let backend: Backend
+  let initial: BackendStatus
+
+  /// `initial` is the backend's status when the store is made (its flags from the command
+  /// line); the store keeps following the actor afterwards.
+  public init(backend: Backend, initial: BackendStatus) {
+    self.backend = backend
+    self.initial = initial
+  }
+
+  public var initialState: State { initial }
+
+  public func validate(_ action: Action) throws(ActionValidationError) {
+    switch action {
+    case .setLatency(let ms) where ms < 0 || ms > 60_000:
+      throw ActionValidationError(
+        pointer: "/ms", reason: "expected a latency in milliseconds from 0 to 60000, got \(ms)")
+    case .setFailRate(let rate) where !(0...1).contains(rate):
+      throw ActionValidationError(
+        pointer: "/rate", reason: "expected a failure rate from 0 to 1, got \(rate)")
+    default:
+      return
+    }
+  }
+
+  public func reduce(into state: inout State, action: Action) -> Effect<Action, Event> {
+    switch action {
+    case .setOnline(let online):
+      state.online = online
+      return .run { [backend] _ in await backend.setOnline(online) }
+    case .setLatency(let ms):
+      state.latencyMs = ms
+      return .run { [backend] _ in await backend.setLatency(ms: ms) }
+    case .setFailRate(let rate):
+      state.failRate = rate
+      return .run { [backend] _ in await backend.setFailRate(rate) }
+    case .remoteEdit(let noteId, let text):
+      return .run { [backend] send in
+        if await !backend.remoteEdit(noteId: noteId, text: text) {
+          await send(.remoteEditMissed(noteId: noteId))
+        }
+      }
+    case .statusChanged(let status):
+      state = status
+      return .none
+    case .remoteEditMissed(let noteId):
+      return .emit(.toast(message: "The server has no note \(noteId)."))
+    }
+  }
+}
