@@ -1,0 +1,50 @@
+/// Where a list stands with the server: never loaded, loading, loaded, or failed, with the
+/// time of the last good load and whether what is shown is older than a failed refresh.
+///
+/// An empty list is `loaded`, not `failed`: "nothing there" and "could not ask" are different.
+public struct LoadState: Codable, Equatable, Sendable {
+  public enum Status: String, Codable, Sendable {
+    case idle, loading, loaded, failed
+  }
+
+  /// A failure as the user sees it: a safe message and whether trying again can help.
+  public struct Failure: Codable, Equatable, Sendable {
+    public var message: String
+    public var recoverable: Bool
+
+    public init(message: String, recoverable: Bool) {
+      self.message = message
+      self.recoverable = recoverable
+    }
+  }
+
+  public var status: Status
+  public var error: Failure?
+  /// ISO 8601 time of the last successful load.
+  public var lastUpdated: String?
+  /// True when the list shown is the last good one and a later load failed.
+  public var isStale: Bool
+
+  public init(
+    status: Status = .idle, error: Failure? = nil, lastUpdated: String? = nil,
+    isStale: Bool = false
+  ) {
+    self.status = status
+    self.error = error
+    self.lastUpdated = lastUpdated
+    self.isStale = isStale
+  }
+
+  private enum CodingKeys: String, CodingKey {
+    case status, error, lastUpdated, isStale
+  }
+
+  // Written by hand so that absent values are `null` on the wire, not missing keys.
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(status, forKey: .status)
+    try container.encode(error, forKey: .error)
+    try container.encode(lastUpdated, forKey: .lastUpdated)
+    try container.encode(isStale, forKey: .isStale)
+  }
+}

@@ -1,0 +1,84 @@
+import StateKit
+
+extension UsersFeature {
+  public struct State: Codable, Equatable, Sendable {
+    public var load: LoadState
+    public var users: IdentifiedArray<User>
+    /// The search box as typed; `results` answer its trimmed form.
+    public var query: String
+    public var results: IdentifiedArray<User>
+    /// True while a search for `query` is debouncing or in flight.
+    public var searching: Bool
+    public var selectedId: Int?
+
+    public init(
+      load: LoadState = LoadState(), users: IdentifiedArray<User> = [], query: String = "",
+      results: IdentifiedArray<User> = [], searching: Bool = false, selectedId: Int? = nil
+    ) {
+      self.load = load
+      self.users = users
+      self.query = query
+      self.results = results
+      self.searching = searching
+      self.selectedId = selectedId
+    }
+  }
+
+  /// The published state: the state plus `selected`, the selected user itself.
+  public struct View: Codable, Equatable, Sendable {
+    public var load: LoadState
+    public var users: IdentifiedArray<User>
+    public var query: String
+    public var results: IdentifiedArray<User>
+    public var searching: Bool
+    public var selectedId: Int?
+    public var selected: User?
+
+    init(_ state: State) {
+      load = state.load
+      users = state.users
+      query = state.query
+      results = state.results
+      searching = state.searching
+      selectedId = state.selectedId
+      selected = state.selectedId.flatMap { state.users[id: $0] }
+    }
+
+    private enum CodingKeys: String, CodingKey {
+      case load, users, query, results, searching, selectedId, selected
+    }
+
+    // Written by hand so that absent values are `null` on the wire, not missing keys.
+    public func encode(to encoder: any Encoder) throws {
+      var container = encoder.container(keyedBy: CodingKeys.self)
+      try container.encode(load, forKey: .load)
+      try container.encode(users, forKey: .users)
+      try container.encode(query, forKey: .query)
+      try container.encode(results, forKey: .results)
+      try container.encode(searching, forKey: .searching)
+      try container.encode(selectedId, forKey: .selectedId)
+      try container.encode(selected, forKey: .selected)
+    }
+  }
+
+  public enum Action: Codable, Equatable, Sendable {
+    /// Loads the users unless they are loaded or loading.
+    case load
+    /// Loads again, cancelling a load in flight.
+    case refresh
+    /// Loads again after a failure.
+    case retry
+    /// Searches on the backend after 300 ms without a new query; empty shows everyone.
+    case search(query: String)
+    case select(id: Int)
+    case deselect
+    case delete(id: Int)
+
+    // Internal: results of effects.
+    case loaded(users: [User])
+    case loadFailed(message: String, recoverable: Bool)
+    case searchAnswered(query: String, users: [User])
+    case searchFailed(query: String)
+    case deleteFailed(id: Int)
+  }
+}
