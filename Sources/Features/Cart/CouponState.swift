@@ -1,0 +1,29 @@
+/// The cart's coupon: none, being checked by the server, applied, or refused.
+public struct CouponState: Codable, Equatable, Sendable {
+  public enum Status: String, Codable, Sendable {
+    case none, applying, applied, failed
+  }
+
+  public var status: Status
+  public var code: String?
+  /// What the user is told: the discount on success, the reason on failure.
+  public var message: String?
+
+  public init(status: Status = .none, code: String? = nil, message: String? = nil) {
+    self.status = status
+    self.code = code
+    self.message = message
+  }
+
+  private enum CodingKeys: String, CodingKey {
+    case status, code, message
+  }
+
+  // Written by hand so that absent values are `null` on the wire, not missing keys.
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(status, forKey: .status)
+    try container.encode(code, forKey: .code)
+    try container.encode(message, forKey: .message)
+  }
+}
