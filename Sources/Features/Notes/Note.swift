@@ -1,0 +1,60 @@
+/// One field note, as the user sees it: the local text, where it stands with the server, and
+/// the server's text when both changed.
+public struct Note: Codable, Equatable, Identifiable, Sendable {
+  public enum SyncStatus: String, Codable, Sendable {
+    /// Changed locally and not yet confirmed by the server.
+    case pendingUpload
+    case synchronized
+    /// Uploading failed after the retries; the next `sync` tries again.
+    case failed
+    /// The server's copy changed meanwhile; `serverText` holds it until the user chooses.
+    case conflict
+  }
+
+  public var id: String
+  /// The server's id, once the note was uploaded.
+  public var serverId: String?
+  public var text: String
+  /// ISO 8601 timestamps.
+  public var createdAt: String
+  public var updatedAt: String
+  public var syncStatus: SyncStatus
+  /// The server's text while in `conflict`; `null` otherwise.
+  public var serverText: String?
+
+  public init(
+    id: String, serverId: String? = nil, text: String, createdAt: String, updatedAt: String,
+    syncStatus: SyncStatus = .pendingUpload, serverText: String? = nil
+  ) {
+    self.id = id
+    self.serverId = serverId
+    self.text = text
+    self.createdAt = createdAt
+    self.updatedAt = updatedAt
+    self.syncStatus = syncStatus
+    self.serverText = serverText
+  }
+
+  /// Not yet confirmed by the server and waiting for the next `sync` (a conflict waits for the
+  /// user instead).
+  public var needsUpload: Bool {
+    syncStatus == .pendingUpload || syncStatus == .failed
+  }
+
+  private enum CodingKeys: String, CodingKey {
+    case id, serverId, text, createdAt, updatedAt, syncStatus, serverText
+  }
+
+  // Written by hand so that absent values are `null` on the wire, not missing keys. Decoding
+  // is synthesized: a missing `serverId` or `serverText` reads as `null`.
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(id, forKey: .id)
+    try container.encode(serverId, forKey: .serverId)
+    try container.encode(text, forKey: .text)
+    try container.encode(createdAt, forKey: .createdAt)
+    try container.encode(updatedAt, forKey: .updatedAt)
+    try container.encode(syncStatus, forKey: .syncStatus)
+    try container.encode(serverText, forKey: .serverText)
+  }
+}
