@@ -3,12 +3,42 @@ import Features
 import Foundation
 import StateServer
 
+/// The server's options plus the simulated backend's.
+struct Options: Sendable {
+  var server = ServerOptions()
+  var seed = Backend.defaultSeed
+  var latencyMs = 50
+  var failRate = 0.0
+}
+
+let flags =
+  ServerOptions.flags.map { $0.lifted(\Options.server) } + [
+    Flag<Options>("--seed", value: "N", help: "seed of the simulated backend's failures") {
+      (options, value) throws(UsageError) in
+      guard let seed = UInt64(value) else {
+        throw UsageError("option '--seed' expects a non-negative integer, got '\(value)'")
+      }
+      options.seed = seed
+    },
+    Flag<Options>("--latency", value: "MS", help: "simulated backend latency (default 50)") {
+      (options, value) throws(UsageError) in
+      options.latencyMs = try FlagValue.integer(value, of: "--latency")
+    },
+    Flag<Options>("--fail-rate", value: "P", help: "share of backend calls that fail, 0 to 1") {
+      (options, value) throws(UsageError) in
+      guard let rate = Double(value), (0...1).contains(rate) else {
+        throw UsageError("option '--fail-rate' expects a number from 0 to 1, got '\(value)'")
+      }
+      options.failRate = rate
+    },
+  ]
+
 let interface = CommandLineInterface(
   name: "stateserver", version: Server.version,
   summary: "stateserver: a headless application core speaking JSON-RPC 2.0 (NDJSON) on stdio.",
-  flags: ServerOptions.flags)
+  flags: flags)
 
-switch interface.parse(CommandLine.arguments.dropFirst(), into: ServerOptions()) {
+switch interface.parse(CommandLine.arguments.dropFirst(), into: Options()) {
 case .print(let text):
   FileHandle.standardOutput.write(Data(text.utf8))
   exit(0)
@@ -16,6 +46,15 @@ case .usageError(let message):
   FileHandle.standardError.write(Data(message.utf8))
   exit(2)
 case .run(let options):
-  let server = Server(features: [], options: options)
+  let clock = ContinuousClock()
+  let backend = Backend(
+    seed: options.seed, latencyMs: options.latencyMs, failRate: options.failRate, clock: clock)
+  // --ephemeral: no persistence at all, so nothing is read or written on disk.
+  let stateDirectory =
+    options.server.ephemeral
+    ? nil : (options.server.stateDirectory ?? Persistence.defaultDirectory())
+  let server = Server(
+    features: Features.all(backend: backend, clock: clock), options: options.server,
+    persistence: { stateDirectory.map { Persistence(stateDirectory: $0) } })
   exit(await server.run())
 }
