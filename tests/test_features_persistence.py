@@ -1,0 +1,51 @@
+"""Persistence, end to end: notes and profile survive a restart at the same version, and a
+corrupted database is set aside while the server still starts."""
+import os
+
+from features_support import Server
+
+
+def test_notes_and_profile_survive_a_restart(tmp_path):
+    with Server("--latency", "0", state_dir=tmp_path) as server:
+        server.dispatch("notes", {"type": "add", "text": "Synced"})
+        server.dispatch("notes", {"type": "sync"})
+        server.dispatch("notes", {"type": "add", "text": "Still pending"})
+        server.dispatch("profile", {"type": "edit", "name": "Ada"})
+        server.dispatch("profile", {"type": "save"})
+        server.dispatch("profile", {"type": "edit", "name": "Ada L (draft)"})
+        saved = {store: (server.version(store), server.state(store))
+                 for store in ("notes", "profile")}
+        assert server.close() == 0
+
+    with Server("--latency", "0", state_dir=tmp_path) as server:
+        for store in ("notes", "profile"):
+            assert (server.version(store), server.state(store)) == saved[store]
+        notes = server.state("notes")["notes"]
+        assert [n["syncStatus"] for n in notes] == ["synchronized", "pendingUpload"]
+        # The restored store carries on from its version.
+        result = server.dispatch("notes", {"type": "add", "text": "After restart"})
+        assert result["version"] == saved["notes"][0] + 1
+
+
+def test_ephemeral_writes_nothing(tmp_path):
+    # No state_dir: the server runs --ephemeral, here with a state directory it must ignore.
+    with Server("--state-dir", str(tmp_path)) as server:
+        server.dispatch("profile", {"type": "edit", "name": "Nobody"})
+        assert server.close() == 0
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_corrupted_database_is_set_aside_and_the_server_starts(tmp_path):
+    database = tmp_path / "stateserver.sqlite"
+    garbage = b"this is not a database" * 512
+    database.write_bytes(garbage)
+    with Server("--latency", "0", state_dir=tmp_path) as server:
+        assert server.state("notes")["notes"] == []
+        server.dispatch("notes", {"type": "add", "text": "Fresh start"})
+        assert server.close() == 0
+        assert "stateserver.sqlite.set-aside-" in server.stderr
+    aside = [name for name in os.listdir(tmp_path) if name.startswith("stateserver.sqlite.set-aside-")]
+    assert len(aside) == 1
+    assert (tmp_path / aside[0]).read_bytes() == garbage
+    with Server(state_dir=tmp_path) as server:
+        assert [n["text"] for n in server.state("notes")["notes"]] == ["Fresh start"]
