@@ -5,6 +5,7 @@
 /// struct Envelope: Codable { var kind: String; var payload: JSON }
 /// ```
 extension JSON: Codable {
+  /// Reads any JSON value; from ``JSONValueDecoder`` the value is taken as it is.
   public init(from decoder: any Decoder) throws {
     if let decoder = decoder as? ValueDecoder {
       self = decoder.value
@@ -38,6 +39,7 @@ extension JSON: Codable {
     }
   }
 
+  /// Writes the value as it is; into ``JSONValueEncoder`` it is copied without a walk.
   public func encode(to encoder: any Encoder) throws {
     if let encoder = encoder as? ValueEncoder {
       encoder.storage = .value(self)

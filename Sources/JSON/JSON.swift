@@ -39,11 +39,13 @@ extension JSON {
     return array[index]
   }
 
+  /// The string, or `nil` when the value is not a string.
   public var stringValue: String? {
     if case .string(let s) = self { return s }
     return nil
   }
 
+  /// The integer, or `nil` when the value is not an integer (a double is not converted).
   public var integerValue: Int64? {
     if case .integer(let i) = self { return i }
     return nil
@@ -58,21 +60,25 @@ extension JSON {
     }
   }
 
+  /// The boolean, or `nil` when the value is not a boolean.
   public var boolValue: Bool? {
     if case .bool(let b) = self { return b }
     return nil
   }
 
+  /// The elements, or `nil` when the value is not an array.
   public var arrayValue: [JSON]? {
     if case .array(let a) = self { return a }
     return nil
   }
 
+  /// The members, or `nil` when the value is not an object.
   public var objectValue: JSONObject? {
     if case .object(let o) = self { return o }
     return nil
   }
 
+  /// Whether the value is `null`.
   public var isNull: Bool {
     if case .null = self { return true }
     return false
@@ -96,12 +102,19 @@ extension JSON: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, Expressibl
   ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral,
   ExpressibleByDictionaryLiteral
 {
+  /// `nil` is `null`.
   public init(nilLiteral: ()) { self = .null }
+  /// `true` and `false`.
   public init(booleanLiteral value: Bool) { self = .bool(value) }
+  /// An integer literal is an exact `Int64`.
   public init(integerLiteral value: Int64) { self = .integer(value) }
+  /// A float literal is a double.
   public init(floatLiteral value: Double) { self = .double(value) }
+  /// A string literal.
   public init(stringLiteral value: String) { self = .string(value) }
+  /// `[1, "a", nil]` is an array.
   public init(arrayLiteral elements: JSON...) { self = .array(elements) }
+  /// `["a": 1]` is an object with its keys in the literal's order.
   public init(dictionaryLiteral elements: (String, JSON)...) {
     self = .object(JSONObject(elements))
   }

@@ -17,11 +17,13 @@ public struct JSONDecodingError: Error, Sendable, Equatable, CustomStringConvert
   /// What was expected and what was found, for a person.
   public var reason: String
 
+  /// An error at `pointer` (build one from a coding path with ``pointer(_:)``).
   public init(pointer: String, reason: String) {
     self.pointer = pointer
     self.reason = reason
   }
 
+  /// The pointer and the reason, for logs.
   public var description: String {
     "cannot decode the value at '\(pointer)': \(reason)"
   }

@@ -4,13 +4,16 @@
 /// Two objects are equal when they have the same members, whatever their order (RFC 8259).
 /// Copies share storage until one of them is written, like Swift's own collections.
 public struct JSONObject: Sendable {
+  /// The keys, in insertion order.
   public private(set) var keys: [String]
+  /// The values, in the order of `keys`.
   public private(set) var values: [JSON]
   /// Key to position; only built past `linearLimit` keys, where hashing beats a scan.
   private var index: [String: Int]?
 
   private static let linearLimit = 8
 
+  /// An empty object.
   public init() {
     keys = []
     values = []
@@ -66,7 +69,9 @@ public struct JSONObject: Sendable {
     self.init(zip(keys, values))
   }
 
+  /// The number of members.
   public var count: Int { keys.count }
+  /// Whether the object has no members.
   public var isEmpty: Bool { keys.isEmpty }
 
   /// The position of `key`, or `nil` when the object has no such member.
@@ -75,6 +80,7 @@ public struct JSONObject: Sendable {
     return keys.firstIndex(of: key)
   }
 
+  /// The value of `key`; setting `nil` removes the member, setting a new key appends it.
   public subscript(key: String) -> JSON? {
     get { position(of: key).map { values[$0] } }
     set {
@@ -118,6 +124,7 @@ public struct JSONObject: Sendable {
 }
 
 extension JSONObject: Equatable {
+  /// Same members, whatever their order.
   public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
     guard lhs.count == rhs.count else { return false }
     if lhs.keys == rhs.keys { return lhs.values == rhs.values }
@@ -145,6 +152,7 @@ extension JSONObject: Hashable {
 }
 
 extension JSONObject: ExpressibleByDictionaryLiteral {
+  /// `["a": 1, "b": 2]`, keys in the literal's order.
   public init(dictionaryLiteral elements: (String, JSON)...) {
     self.init(elements)
   }

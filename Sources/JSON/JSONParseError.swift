@@ -34,6 +34,7 @@ public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertibl
     case outOfMemory
   }
 
+  /// The class of failure (the server answers `.duplicateKey` with -32600, others -32700).
   public var kind: Kind
   /// 1-based line of the offending character.
   public var line: Int
@@ -45,6 +46,7 @@ public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertibl
   /// What was wrong, for a person: "invalid token near 'x'".
   public var reason: String
 
+  /// An error as the parser reports it; public so tests and fakes can build one.
   public init(kind: Kind, line: Int, column: Int, position: Int, reason: String) {
     self.kind = kind
     self.line = line
@@ -53,6 +55,7 @@ public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertibl
     self.reason = reason
   }
 
+  /// Kind, location and reason on one line, for logs.
   public var description: String {
     "JSON parse error (\(kind.rawValue)) at line \(line), column \(column), "
       + "position \(position): \(reason)"

@@ -3,7 +3,9 @@
 /// The default (`[]`) is what the server uses for every incoming line: duplicate keys are an
 /// error of their own kind.
 public struct JSONParseOptions: OptionSet, Sendable, Hashable {
+  /// The option bits.
   public let rawValue: Int
+  /// Options from their bits.
   public init(rawValue: Int) { self.rawValue = rawValue }
 
   /// Accept an object with a repeated key; the last value wins (at the first key's position).

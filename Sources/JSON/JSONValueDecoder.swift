@@ -19,8 +19,10 @@
 ///   SetQuantity.self, from: ["id": "sku-7", "quantity": 2])
 /// ```
 public struct JSONValueDecoder: Sendable {
+  /// A decoder; it has no settings, so one can be shared freely.
   public init() {}
 
+  /// Decodes a `T` from `json`, or says where and why it cannot.
   public func decode<T: Decodable>(_ type: T.Type, from json: JSON) throws(JSONDecodingError)
     -> T
   {

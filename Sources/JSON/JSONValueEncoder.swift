@@ -18,8 +18,10 @@
 /// try JSONValueEncoder().encode(Item())  // ["id": "sku-7", "quantity": 2]
 /// ```
 public struct JSONValueEncoder: Sendable {
+  /// An encoder; it has no settings, so one can be shared freely.
   public init() {}
 
+  /// The JSON of `value`; throws `EncodingError.invalidValue` for values JSON cannot hold.
   public func encode(_ value: some Encodable) throws -> JSON {
     try ValueEncoder(parent: nil, key: nil).encodeValue(value)
   }

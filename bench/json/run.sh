@@ -21,6 +21,15 @@ swift build -c release --disable-index-store --product json-tool >"$work/build.l
 }
 tool=.build/release/json-tool
 
+# Correctness first: the lines are compact with shortest doubles (Python's json), so our
+# round trip must give them back byte for byte.
+"$tool" roundtrip "$work/lines.ndjson" >"$work/swift.out" 2>/dev/null
+cmp -s "$work/swift.out" "$work/lines.ndjson" || {
+  echo "json-tool roundtrip output differs from its input" >&2
+  exit 1
+}
+rm -f "$work/swift.out"
+
 # Each program prints "lines seconds lines_per_second errors=N" on stderr; keep the rate.
 rate() { "$@" 2>&1 >/dev/null | awk '{ print $3 }'; }
 
