@@ -43,7 +43,7 @@ extension JSONPatch {
 
 /// How to reverse one primitive edit. Removed and replaced values are kept by reference, so
 /// recording costs no copy.
-enum Undo {
+private enum Undo {
   case root(JSON)
   /// Restore member `key` of the object at `parent`: remove it when `old` is nil, otherwise
   /// put `old` back at `position`.
@@ -54,8 +54,9 @@ enum Undo {
 }
 
 extension JSON {
-  mutating func perform(_ operation: JSONPatch.Operation, undo: inout [Undo]) throws(JSONPatchError)
-  {
+  fileprivate mutating func perform(
+    _ operation: JSONPatch.Operation, undo: inout [Undo]
+  ) throws(JSONPatchError) {
     switch operation {
     case .add(let path, let value):
       try add(value, at: path, field: "path", undo: &undo)
@@ -83,13 +84,13 @@ extension JSON {
       guard actual.equalsByValue(value) else {
         throw JSONPatchError(
           kind: .testFailed, operationIndex: nil, field: "value",
-          reason: "test failed: \"\(path)\" is \(actual), not \(value)")
+          reason: "test failed: \"\(path)\" is \(actual.abbreviated), not \(value.abbreviated)")
       }
     }
   }
 
   /// The value at `pointer`, or an error saying which token failed and why.
-  func resolve(_ pointer: JSONPointer, field: String) throws(JSONPatchError) -> JSON {
+  fileprivate func resolve(_ pointer: JSONPointer, field: String) throws(JSONPatchError) -> JSON {
     var current = self
     for (depth, token) in pointer.tokens.enumerated() {
       switch current {
@@ -282,7 +283,7 @@ extension JSON {
 
   /// Replays `undo` backwards. Each entry reverses an edit that succeeded on exactly the state
   /// the later entries leave behind, so every path in it exists again when it is replayed.
-  mutating func rollBack(_ undo: [Undo]) {
+  fileprivate mutating func rollBack(_ undo: [Undo]) {
     for entry in undo.reversed() {
       do {
         try rollBack(entry)
@@ -333,6 +334,12 @@ extension JSON {
       edit(&elements)
       container = .array(elements)
     }
+  }
+
+  /// The compact text, cut short for an error message.
+  fileprivate var abbreviated: String {
+    let text = description
+    return text.count <= 80 ? text : text.prefix(77) + "..."
   }
 
   static func notFound(

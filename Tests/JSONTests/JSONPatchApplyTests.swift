@@ -151,4 +151,24 @@ import Testing
     #expect(result == ["a": [1, 2, 3]])
     #expect(document == ["a": [1, 2]])
   }
+
+  /// Rollback, property-style: every generated diff (adds, removes, replaces, moves), plus a
+  /// copy, followed by a failing test, leaves the document byte for byte as it was.
+  @Test func failedPatchRollsBackEveryGeneratedEdit() throws {
+    var rolledBack = 0
+    for seed in 0..<1_000 {
+      var generator = DocumentPairGenerator(seed: UInt64(seed))
+      let (old, new) = generator.pair()
+      var operations = JSONPatch.diff(from: old, to: new).operations
+      guard !operations.isEmpty else { continue }
+      operations.append(.copy(from: "", path: "/copied"))
+      operations.append(.test(path: "", value: "not the document"))
+      let before = try old.serialized()
+      var document = old
+      #expect(throws: JSONPatchError.self) { try JSONPatch(operations).apply(to: &document) }
+      #expect(try document.serialized() == before, "seed \(seed)")
+      rolledBack += 1
+    }
+    #expect(rolledBack > 500)
+  }
 }
