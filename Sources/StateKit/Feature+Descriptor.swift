@@ -15,7 +15,9 @@ extension Feature {
       eventNames: Self.eventNames,
       isPersistent: Self.isPersistent,
       schemaVersion: Self.schemaVersion,
-      viewSchema: SchemaProbe.schema(of: View.self),
+      // The initial view guides the probe through enums, whose cases it cannot list.
+      viewSchema: SchemaProbe.schema(
+        of: View.self, sample: try? JSONValueEncoder().encode(view(of: initialState))),
       actionSchemas: SchemaProbe.caseSchemas(of: Action.self, cases: Self.publicActions),
       eventSchemas: SchemaProbe.caseSchemas(of: Event.self, cases: Self.eventNames),
       makeStore: { id, initial, restoring throws(ActionError) in

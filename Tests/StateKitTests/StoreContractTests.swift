@@ -1,0 +1,159 @@
+import JSON
+import StateKit
+import Testing
+
+/// The `Store` as the server drives it: through `AnyStore` and `FeatureDescriptor`.
+@MainActor
+@Suite struct StoreContractTests {
+  private func makeStore(_ feature: some Feature, initial: JSON? = nil) throws -> any AnyStore {
+    try feature.descriptor().makeStore("s1", initial, nil)
+  }
+
+  @Test func publicationsComeInOrderAndChainVersions() throws {
+    let store = try makeStore(Counter())
+    var seen: [Publication] = []
+    store.observer = { seen.append($0) }
+    _ = try store.send(wire: ["type": "increment"], cause: 1)
+    _ = try store.send(wire: ["type": "set", "value": 10], cause: 2)
+    #expect(seen.map(\.cause) == [1, 2])
+    #expect(seen.map(\.from) == [0, 1])
+    #expect(seen.map(\.to) == [1, 2])
+    #expect(seen.allSatisfy { $0.store == "s1" })
+  }
+
+  @Test func everyPatchTurnsThePreviousViewIntoTheNewOne() throws {
+    let store = try makeStore(Counter())
+    var document = store.published
+    #expect(document == ["count": 0, "isEven": true])
+    store.observer = { publication in
+      do {
+        try JSONPatch(json: .array(publication.patch)).apply(to: &document)
+      } catch {
+        Issue.record("patch does not apply: \(error)")
+      }
+      #expect(document == store.published)
+    }
+    for wire: JSON in [["type": "increment"], ["type": "set", "value": 7], ["type": "decrement"]] {
+      _ = try store.send(wire: wire, cause: nil)
+    }
+    #expect(document == ["count": 6, "isEven": true])
+  }
+
+  @Test func eventsArePublishedAsWireObjectsWithTheirAction() throws {
+    let store = try makeStore(Counter())
+    var seen: [Publication] = []
+    store.observer = { seen.append($0) }
+    _ = try store.send(wire: ["type": "set", "value": 9], cause: nil)
+    _ = try store.send(wire: ["type": "increment"], cause: "req")
+    #expect(seen.last?.events == [["type": "milestone", "count": 10]])
+    #expect(seen.last?.cause == "req")
+  }
+
+  @Test func anUnknownOrInternalTypeIsRefused() throws {
+    let store = try makeStore(Counter())
+    #expect(throws: ActionError.refused(type: "reset", reason: "\"reset\" is not an action clients may send")) {
+      try store.send(wire: ["type": "reset"], cause: nil)
+    }
+    #expect {
+      try store.send(wire: ["type": "explode"], cause: nil)
+    } throws: { error in
+      if case .refused(let type, _) = error as? ActionError { return type == "explode" }
+      return false
+    }
+    #expect(store.version == 0)
+  }
+
+  @Test func aMissingOrMistypedFieldIsInvalidWithItsPointer() throws {
+    let store = try makeStore(Counter())
+    for (wire, pointer): (JSON, String) in [
+      (["value": 1], "/type"),
+      (["type": 3], "/type"),
+      (["type": "set"], "/value"),
+      (["type": "set", "value": "many"], "/value"),
+      (["type": "set", "value": -1], "/value"),  // refused by the feature's validate
+      ("increment", ""),
+    ] {
+      #expect {
+        try store.send(wire: wire, cause: nil)
+      } throws: { error in
+        guard case .invalid(let got, let reason) = error as? ActionError else { return false }
+        return got == pointer && !reason.isEmpty
+      }
+    }
+    #expect(store.version == 0)
+  }
+
+  @Test func theInitialStateIsAMergePatchOverTheFeaturesOwn() throws {
+    let store = try makeStore(Counter(), initial: ["count": 4])
+    #expect(store.published == ["count": 4, "isEven": true])
+    #expect(store.snapshot == ["count": 4, "secret": "not published"])
+    #expect {
+      try makeStore(Counter(), initial: ["count": "four"])
+    } throws: { error in
+      if case .invalid(let pointer, _) = error as? ActionError { return pointer == "/count" }
+      return false
+    }
+  }
+
+  @Test func aSnapshotRestoresStateAndVersion() throws {
+    let original = try makeStore(Counter())
+    _ = try original.send(wire: ["type": "set", "value": 5], cause: nil)
+    _ = try original.send(wire: ["type": "increment"], cause: nil)
+    let restored = try Counter().descriptor().makeStore(
+      "s2", nil, (state: original.snapshot, version: original.version))
+    #expect(restored.version == 2)
+    #expect(restored.published == original.published)
+    _ = try restored.send(wire: ["type": "increment"], cause: nil)
+    #expect(restored.version == 3)
+  }
+
+  @Test func settledWaitsForEveryEffectOfTheTransactionAndWhatItFedBack() async throws {
+    let clock = TestClock()
+    let backend = ListBackend(clock: clock, script: [.failure(BackendError()), .success(["x"])])
+    let store = try makeStore(Loader(backend: backend, clock: clock))
+    let transaction = try store.send(wire: ["type": "load"], cause: nil)
+    let settled = Task { await store.settled(transaction) }
+    await clock.advance(by: .seconds(1))  // first attempt fails, a retry is scheduled
+    await clock.advance(by: .seconds(1))  // backoff
+    await clock.advance(by: .seconds(1))  // second attempt succeeds
+    await settled.value
+    #expect(store.published["items"] == ["x"])
+    await store.idle()
+  }
+
+  @Test func closeResolvesWaitersAndIsIdempotent() async throws {
+    let clock = TestClock()
+    let backend = ListBackend(clock: clock, script: [.success(["x"])])
+    let store = try makeStore(Loader(backend: backend, clock: clock))
+    let transaction = try store.send(wire: ["type": "load"], cause: nil)
+    store.close()
+    store.close()
+    await store.settled(transaction)
+    await store.idle()
+    #expect(store.published["load"] == ["loading": [:]])
+  }
+
+  @Test func theDescriptorCarriesNamesAndSchemasDerivedFromTheTypes() {
+    let descriptor = Counter().descriptor()
+    #expect(descriptor.name == "counter")
+    #expect(descriptor.publicActions == ["increment", "decrement", "set", "noop"])
+    #expect(
+      descriptor.viewSchema == [
+        "type": "object",
+        "properties": ["count": ["type": "integer"], "isEven": ["type": "boolean"]],
+        "required": ["count", "isEven"],
+      ])
+    #expect(
+      descriptor.actionSchemas["set"] == [
+        "type": "object",
+        "properties": ["type": ["const": "set"], "value": ["type": "integer"]],
+        "required": ["type", "value"], "additionalProperties": false,
+      ])
+    #expect(descriptor.actionSchemas["reset"] == nil)
+    #expect(descriptor.eventSchemas["milestone"]?["properties"]?["count"] == ["type": "integer"])
+    let loader = Loader(backend: ListBackend(clock: TestClock(), script: []), clock: TestClock())
+    let schema = loader.descriptor().viewSchema
+    #expect(schema["properties"]?["items"] == ["type": "array", "items": ["type": "string"]])
+    #expect(schema["properties"]?["load"] == ["type": "object"])
+  }
+}
