@@ -1,33 +1,88 @@
 import JSON
 
-/// Keeps a store's published view as JSON and turns each new view into the patch from it.
+/// Keeps a store's published view as JSON and turns each new view into the RFC 6902 patch
+/// from the previous one, at a cost that grows with the change, not with the view.
+///
+/// How (measured by `bench/statekit`):
+/// - **Unchanged views cost nothing.** For a view without `IdentifiedArray`s the last view is
+///   kept and compared with `==` first. (A view holding `IdentifiedArray`s is not kept: a
+///   second reference to their storage would force the reducer's next edit to copy the
+///   whole array; their own revision check below is O(1) instead.)
+/// - **No full encode, no full diff.** `PatchWalk` walks the new view's `Encodable`
+///   structure against the published JSON: struct fields are compared leaf by leaf where
+///   they lie, an `IdentifiedArray` whose change log reaches back to the revision published
+///   last time re-encodes only the elements logged as touched, and each difference becomes
+///   an operation directly. What the walk cannot follow (plain arrays, custom encodings) is
+///   encoded whole and diffed with `JSONPatch.diff`, locally, at its own path.
+/// - **Applied in place.** The operations are applied to the kept JSON, which the publisher
+///   owns uniquely, so editing element 50,000 edits it where it lies.
 struct ViewPublisher<View: Encodable & Equatable> {
   private(set) var json: JSON
   private var lastView: View?
+  /// The revision of each `IdentifiedArray` as last published, by its path in the view.
+  private var marks: [JSONPointer: ArrayRevision] = [:]
 
   init(_ view: View) {
+    json = .null
     do {
       json = try JSONValueEncoder().encode(view)
     } catch {
       report("a view of type \(View.self) does not encode: \(error)")
-      json = .null
     }
-    lastView = view
+    // Learn where the arrays are (and mark them) with one walk over the full encoding.
+    let walk = PatchWalk(marks: [:])
+    do {
+      try walk.visit(view, at: .root, old: json)
+      marks = walk.marks
+      lastView = walk.sawIdentifiedArray ? nil : view
+    } catch {
+      lastView = view
+    }
   }
 
-  /// Makes `view` the published one; returns the RFC 6902 operations from the previous one.
+  /// Makes `view` the published one; returns the operations from the previous one (empty
+  /// when the view did not change).
   mutating func update(to view: View) -> [JSON] {
     if let lastView, lastView == view { return [] }
-    let new: JSON
+    lastView = nil
+    let patch: JSONPatch
     do {
-      new = try JSONValueEncoder().encode(view)
+      patch = try walk(to: view)
     } catch {
       report("a view of type \(View.self) does not encode: \(error)")
       return []
     }
-    let patch = JSONPatch.diff(from: json, to: new)
-    json = new
-    lastView = view
+    guard !patch.isEmpty else { return [] }
+    do {
+      try patch.apply(to: &json)
+    } catch {
+      // A walk that disagrees with the published JSON is a bug; recover by publishing the
+      // whole view, so clients stay correct.
+      report("internal: a view patch did not apply (\(error)); publishing the whole view")
+      return replaceAll(with: view)
+    }
     return patch.json.arrayValue ?? []
+  }
+
+  /// Walks in a function of its own so that its references into the published JSON are
+  /// released before the patch is applied to it (or applying would copy what it edits).
+  private mutating func walk(to view: View) throws -> JSONPatch {
+    let walk = PatchWalk(marks: marks)
+    try walk.visit(view, at: .root, old: json)
+    marks = walk.marks
+    if !walk.sawIdentifiedArray { lastView = view }
+    return JSONPatch(walk.operations)
+  }
+
+  private mutating func replaceAll(with view: View) -> [JSON] {
+    marks = [:]
+    do {
+      let new = try JSONValueEncoder().encode(view)
+      let patch = JSONPatch.diff(from: json, to: new)
+      json = new
+      return patch.json.arrayValue ?? []
+    } catch {
+      return []
+    }
   }
 }

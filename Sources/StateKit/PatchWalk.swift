@@ -1,0 +1,158 @@
+import Foundation
+import JSON
+
+/// One walk of a new view against the published JSON, collecting the patch operations.
+/// See `ViewPublisher` for the design; the `Encoder` it walks with is `WalkEncoder`.
+final class PatchWalk {
+  private(set) var operations: [JSONPatch.Operation] = []
+  private(set) var marks: [JSONPointer: ArrayRevision]
+  var sawIdentifiedArray = false
+  let encoder = JSONValueEncoder()
+
+  init(marks: [JSONPointer: ArrayRevision]) {
+    self.marks = marks
+  }
+
+  /// Publishes `value` at `path`, where `old` is the JSON published there now (`nil`:
+  /// absent).
+  func visit<T: Encodable>(_ value: T, at path: JSONPointer, old: JSON?) throws {
+    if let collection = value as? any PublishableCollection {
+      sawIdentifiedArray = true
+      try collection.publish(into: self, at: path, old: old)
+      return
+    }
+    if T.self == String.self || T.self == Bool.self || T.self == Int.self || T.self == JSON.self
+      || T.self == Date.self || T.self == URL.self || T.self == Data.self
+      || T.self == Double.self
+    {
+      leaf(try encoder.encode(value), at: path, old: old)
+      return
+    }
+    guard case .object(let oldMembers)? = old else {
+      // Nothing to walk against: encode the value whole.
+      replace(at: path, old: old, with: try encoder.encode(value))
+      return
+    }
+    let start = operations.count
+    let level = WalkLevel(path: path, old: oldMembers)
+    try value.encode(to: WalkEncoder(walk: self, level: level))
+    if level.isPoisoned {
+      // The value used a container the walk does not follow: drop what it emitted and
+      // diff its full encoding instead.
+      operations.removeSubrange(start...)
+      replace(at: path, old: old, with: try encoder.encode(value))
+      return
+    }
+    finish(level)
+  }
+
+  /// Removes the members of the old object that the new value did not encode (a `nil`
+  /// optional, another enum case), in nested containers too.
+  private func finish(_ level: WalkLevel) {
+    if level.seen.count < level.old.count {
+      for key in level.old.keys where !level.seen.contains(key) {
+        let path = level.path.appending(key)
+        invalidateMarks(under: path)
+        operations.append(.remove(path: path))
+      }
+    }
+    for child in level.children { finish(child) }
+  }
+
+  /// A scalar (or a value encoded whole): one operation when it differs.
+  func leaf(_ new: JSON, at path: JSONPointer, old: JSON?) {
+    guard let old else {
+      operations.append(.add(path: path, value: new))
+      return
+    }
+    if old == new { return }
+    if case .array = old { invalidateMarks(under: path) }
+    if case .object = old { invalidateMarks(under: path) }
+    operations.append(.replace(path: path, value: new))
+  }
+
+  /// Replaces what is at `path` by `new`: a local diff when both are containers.
+  func replace(at path: JSONPointer, old: JSON?, with new: JSON) {
+    invalidateMarks(under: path)
+    guard let old else {
+      operations.append(.add(path: path, value: new))
+      return
+    }
+    if old == new { return }
+    append(JSONPatch.diff(from: old, to: new), under: path)
+  }
+
+  /// Appends `patch`, whose paths are relative to `prefix`.
+  func append(_ patch: JSONPatch, under prefix: JSONPointer) {
+    if prefix.isRoot {
+      operations += patch.operations
+      return
+    }
+    func rebased(_ pointer: JSONPointer) -> JSONPointer {
+      JSONPointer(tokens: prefix.tokens + pointer.tokens)
+    }
+    for operation in patch.operations {
+      switch operation {
+      case .add(let path, let value): operations.append(.add(path: rebased(path), value: value))
+      case .remove(let path): operations.append(.remove(path: rebased(path)))
+      case .replace(let path, let value):
+        operations.append(.replace(path: rebased(path), value: value))
+      case .move(let from, let path):
+        operations.append(.move(from: rebased(from), path: rebased(path)))
+      case .copy(let from, let path):
+        operations.append(.copy(from: rebased(from), path: rebased(path)))
+      case .test(let path, let value): operations.append(.test(path: rebased(path), value: value))
+      }
+    }
+  }
+
+  func append(_ operation: JSONPatch.Operation) { operations.append(operation) }
+
+  var operationCount: Int { operations.count }
+
+  func dropOperations(from start: Int) { operations.removeSubrange(start...) }
+
+  func mark(_ path: JSONPointer, _ revision: ArrayRevision) { marks[path] = revision }
+
+  func markedRevision(at path: JSONPointer) -> ArrayRevision? { marks[path] }
+
+  /// Forgets the arrays at or under `path`: what is published there is about to be replaced
+  /// by something their logs do not describe.
+  func invalidateMarks(under path: JSONPointer) {
+    guard !marks.isEmpty else { return }
+    if path.isRoot {
+      marks.removeAll()
+      return
+    }
+    for key in marks.keys where path.isPrefix(of: key) { marks[key] = nil }
+  }
+}
+
+/// One object being walked: its path, the old members, the keys encoded so far.
+final class WalkLevel {
+  let path: JSONPointer
+  let old: JSONObject
+  var seen: Set<String> = []
+  var children: [WalkLevel] = []
+  /// Set when the value used a container the walk cannot follow; shared with nested levels.
+  private let poison: PoisonFlag
+
+  init(path: JSONPointer, old: JSONObject, poison: PoisonFlag = PoisonFlag()) {
+    self.path = path
+    self.old = old
+    self.poison = poison
+  }
+
+  var isPoisoned: Bool { poison.isSet }
+  func poisonWalk() { poison.isSet = true }
+
+  func nested(_ key: String, old: JSONObject) -> WalkLevel {
+    let child = WalkLevel(path: path.appending(key), old: old, poison: poison)
+    children.append(child)
+    return child
+  }
+}
+
+final class PoisonFlag {
+  var isSet = false
+}

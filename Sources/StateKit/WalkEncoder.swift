@@ -1,0 +1,177 @@
+import JSON
+
+/// The `Encoder` of a `PatchWalk`: keyed containers compare member by member against the
+/// old object; a single-value container publishes at the same path; unkeyed containers and
+/// super-encoders are not followed (they poison the level, and the walk encodes that value
+/// whole instead).
+struct WalkEncoder: Encoder {
+  let walk: PatchWalk
+  let level: WalkLevel
+  var codingPath: [any CodingKey] { [] }
+  var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+  func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+    KeyedEncodingContainer(WalkKeyedContainer<Key>(walk: walk, level: level))
+  }
+
+  func unkeyedContainer() -> any UnkeyedEncodingContainer {
+    level.poisonWalk()
+    return DiscardingContainer()
+  }
+
+  func singleValueContainer() -> any SingleValueEncodingContainer {
+    WalkSingleValueContainer(walk: walk, level: level)
+  }
+}
+
+private struct WalkKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+  let walk: PatchWalk
+  let level: WalkLevel
+  var codingPath: [any CodingKey] { [] }
+
+  private func leaf(_ value: JSON, _ key: Key) {
+    let name = key.stringValue
+    level.seen.insert(name)
+    walk.leaf(value, at: level.path.appending(name), old: level.old[name])
+  }
+
+  mutating func encodeNil(forKey key: Key) throws { leaf(.null, key) }
+  mutating func encode(_ value: Bool, forKey key: Key) throws { leaf(.bool(value), key) }
+  mutating func encode(_ value: String, forKey key: Key) throws { leaf(.string(value), key) }
+  mutating func encode(_ value: Int, forKey key: Key) throws { leaf(.integer(Int64(value)), key) }
+  mutating func encode(_ value: Int8, forKey key: Key) throws { leaf(.integer(Int64(value)), key) }
+  mutating func encode(_ value: Int16, forKey key: Key) throws {
+    leaf(.integer(Int64(value)), key)
+  }
+  mutating func encode(_ value: Int32, forKey key: Key) throws {
+    leaf(.integer(Int64(value)), key)
+  }
+  mutating func encode(_ value: Int64, forKey key: Key) throws { leaf(.integer(value), key) }
+  mutating func encode(_ value: UInt8, forKey key: Key) throws {
+    leaf(.integer(Int64(value)), key)
+  }
+  mutating func encode(_ value: UInt16, forKey key: Key) throws {
+    leaf(.integer(Int64(value)), key)
+  }
+  mutating func encode(_ value: UInt32, forKey key: Key) throws {
+    leaf(.integer(Int64(value)), key)
+  }
+  // Doubles, floats and the widest unsigned integers go through the JSON layer's encoder,
+  // which owns their edge cases (non-finite values, values past Int64.max).
+  mutating func encode(_ value: Double, forKey key: Key) throws { try encodeValue(value, key) }
+  mutating func encode(_ value: Float, forKey key: Key) throws { try encodeValue(value, key) }
+  mutating func encode(_ value: UInt, forKey key: Key) throws { try encodeValue(value, key) }
+  mutating func encode(_ value: UInt64, forKey key: Key) throws { try encodeValue(value, key) }
+
+  private func encodeValue<T: Encodable>(_ value: T, _ key: Key) throws {
+    leaf(try walk.encoder.encode(value), key)
+  }
+
+  mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+    let name = key.stringValue
+    level.seen.insert(name)
+    try walk.visit(value, at: level.path.appending(name), old: level.old[name])
+  }
+
+  mutating func nestedContainer<NestedKey: CodingKey>(
+    keyedBy keyType: NestedKey.Type, forKey key: Key
+  ) -> KeyedEncodingContainer<NestedKey> {
+    let name = key.stringValue
+    level.seen.insert(name)
+    guard case .object(let old)? = level.old[name] else {
+      level.poisonWalk()
+      return KeyedEncodingContainer(DiscardingKeyedContainer<NestedKey>())
+    }
+    return KeyedEncodingContainer(
+      WalkKeyedContainer<NestedKey>(walk: walk, level: level.nested(name, old: old)))
+  }
+
+  mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+    level.poisonWalk()
+    return DiscardingContainer()
+  }
+
+  mutating func superEncoder() -> any Encoder {
+    level.poisonWalk()
+    return DiscardingEncoder()
+  }
+
+  mutating func superEncoder(forKey key: Key) -> any Encoder {
+    level.poisonWalk()
+    return DiscardingEncoder()
+  }
+}
+
+private struct WalkSingleValueContainer: SingleValueEncodingContainer {
+  let walk: PatchWalk
+  let level: WalkLevel
+  var codingPath: [any CodingKey] { [] }
+
+  /// The value replaces the whole level: every old member counts as handled.
+  private func leaf(_ value: JSON) {
+    level.seen = Set(level.old.keys)
+    walk.leaf(value, at: level.path, old: .object(level.old))
+  }
+
+  mutating func encodeNil() throws { leaf(.null) }
+  mutating func encode(_ value: Bool) throws { leaf(.bool(value)) }
+  mutating func encode(_ value: String) throws { leaf(.string(value)) }
+  mutating func encode(_ value: Int) throws { leaf(.integer(Int64(value))) }
+  mutating func encode(_ value: Int8) throws { leaf(.integer(Int64(value))) }
+  mutating func encode(_ value: Int16) throws { leaf(.integer(Int64(value))) }
+  mutating func encode(_ value: Int32) throws { leaf(.integer(Int64(value))) }
+  mutating func encode(_ value: Int64) throws { leaf(.integer(value)) }
+  mutating func encode(_ value: UInt8) throws { leaf(.integer(Int64(value))) }
+  mutating func encode(_ value: UInt16) throws { leaf(.integer(Int64(value))) }
+  mutating func encode(_ value: UInt32) throws { leaf(.integer(Int64(value))) }
+  mutating func encode(_ value: Double) throws { leaf(try walk.encoder.encode(value)) }
+  mutating func encode(_ value: Float) throws { leaf(try walk.encoder.encode(value)) }
+  mutating func encode(_ value: UInt) throws { leaf(try walk.encoder.encode(value)) }
+  mutating func encode(_ value: UInt64) throws { leaf(try walk.encoder.encode(value)) }
+
+  mutating func encode<T: Encodable>(_ value: T) throws {
+    level.seen = Set(level.old.keys)
+    try walk.visit(value, at: level.path, old: .object(level.old))
+  }
+}
+
+/// Where the values of a poisoned level go: nowhere (the level is encoded whole instead).
+private struct DiscardingEncoder: Encoder {
+  var codingPath: [any CodingKey] { [] }
+  var userInfo: [CodingUserInfoKey: Any] { [:] }
+  func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+    KeyedEncodingContainer(DiscardingKeyedContainer<Key>())
+  }
+  func unkeyedContainer() -> any UnkeyedEncodingContainer { DiscardingContainer() }
+  func singleValueContainer() -> any SingleValueEncodingContainer { DiscardingContainer() }
+}
+
+private struct DiscardingKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+  var codingPath: [any CodingKey] { [] }
+  mutating func encodeNil(forKey key: Key) throws {}
+  mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {}
+  mutating func nestedContainer<NestedKey: CodingKey>(
+    keyedBy keyType: NestedKey.Type, forKey key: Key
+  ) -> KeyedEncodingContainer<NestedKey> {
+    KeyedEncodingContainer(DiscardingKeyedContainer<NestedKey>())
+  }
+  mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+    DiscardingContainer()
+  }
+  mutating func superEncoder() -> any Encoder { DiscardingEncoder() }
+  mutating func superEncoder(forKey key: Key) -> any Encoder { DiscardingEncoder() }
+}
+
+private struct DiscardingContainer: UnkeyedEncodingContainer, SingleValueEncodingContainer {
+  var codingPath: [any CodingKey] { [] }
+  var count: Int { 0 }
+  mutating func encodeNil() throws {}
+  mutating func encode<T: Encodable>(_ value: T) throws {}
+  mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type)
+    -> KeyedEncodingContainer<NestedKey>
+  {
+    KeyedEncodingContainer(DiscardingKeyedContainer<NestedKey>())
+  }
+  mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer { DiscardingContainer() }
+  mutating func superEncoder() -> any Encoder { DiscardingEncoder() }
+}
