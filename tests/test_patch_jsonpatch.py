@@ -31,6 +31,8 @@ def json_tool() -> str:
     explicit = os.environ.get("JSON_TOOL_BIN")
     if explicit and Path(explicit).is_file():
         return explicit
+    if explicit and os.environ.get("CI") == "true":
+        pytest.fail(f"JSON_TOOL_BIN={explicit!r} is not a file")
     for candidate in (REPO / ".build/release/json-tool", REPO / ".build/debug/json-tool"):
         if candidate.is_file():
             return str(candidate)
