@@ -3,10 +3,6 @@
 // of one element on each side: the id maps and the subsequence search only ever see the middle.
 
 extension Differ {
-  /// Above this many cells (old middle × new middle) the unkeyed diff pairs elements by position
-  /// instead of searching for a longest common subsequence, to keep time and memory bounded.
-  static let subsequenceCellLimit = 1 << 20
-
   mutating func diffArrays(_ a: [JSON], _ b: [JSON]) {
     let shorter = min(a.count, b.count)
     let prefix = JSON.commonRun(a, b, limit: shorter, fromEnd: false)
@@ -151,18 +147,15 @@ extension Differ {
 
   /// Elements without ids: a longest common subsequence stays, and each run between two kept
   /// elements becomes element diffs (pairing removed with inserted elements in order), then
-  /// removals or insertions of the remainder.
+  /// removals or insertions of the remainder (JSONDiffSubsequence.swift).
   private mutating func diffUnkeyed(
     _ old: ArraySlice<JSON>, _ new: ArraySlice<JSON>, offset: Int
   ) {
     let oldElements = Array(old)
     let newElements = Array(new)
-    let kept: [(old: Int, new: Int)]
-    if oldElements.count * newElements.count <= Differ.subsequenceCellLimit {
-      kept = Differ.longestCommonSubsequence(oldElements, newElements)
-    } else {
-      kept = []
-    }
+    // Past the edit budget, elements are paired by position: still correct, and the patch is
+    // still capped at one replace of the array.
+    let kept = Differ.longestCommonSubsequence(oldElements, newElements) ?? []
     var position = offset  // where the next element of the result goes
     var oldNext = 0
     var newNext = 0
@@ -184,51 +177,6 @@ extension Differ {
       oldNext = pair.old + 1
       newNext = pair.new + 1
     }
-  }
-
-  /// Index pairs of a longest common subsequence, in order. Elements are first mapped to small
-  /// integers (equal elements, equal integers) so the table compares integers.
-  static func longestCommonSubsequence(_ a: [JSON], _ b: [JSON]) -> [(old: Int, new: Int)] {
-    var classes: [JSON: Int] = [:]
-    var x: [Int] = []
-    x.reserveCapacity(a.count)
-    for element in a {
-      if let known = classes[element] {
-        x.append(known)
-      } else {
-        classes[element] = classes.count
-        x.append(classes.count - 1)
-      }
-    }
-    let y = b.map { classes[$0] ?? -1 }
-    let n = x.count
-    let m = y.count
-    if n == 0 || m == 0 { return [] }
-    // lengths[i * (m + 1) + j]: LCS length of x[i...] and y[j...].
-    var lengths = [Int32](repeating: 0, count: (n + 1) * (m + 1))
-    for i in stride(from: n - 1, through: 0, by: -1) {
-      for j in stride(from: m - 1, through: 0, by: -1) {
-        lengths[i * (m + 1) + j] =
-          x[i] == y[j]
-          ? lengths[(i + 1) * (m + 1) + j + 1] + 1
-          : max(lengths[(i + 1) * (m + 1) + j], lengths[i * (m + 1) + j + 1])
-      }
-    }
-    var pairs: [(old: Int, new: Int)] = []
-    var i = 0
-    var j = 0
-    while i < n, j < m {
-      if x[i] == y[j] {
-        pairs.append((i, j))
-        i += 1
-        j += 1
-      } else if lengths[(i + 1) * (m + 1) + j] >= lengths[i * (m + 1) + j + 1] {
-        i += 1
-      } else {
-        j += 1
-      }
-    }
-    return pairs
   }
 
   /// The values of a longest strictly increasing subsequence of `values` (patience sorting,
