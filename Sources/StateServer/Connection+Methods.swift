@@ -105,7 +105,7 @@ extension Connection {
     registry.close(storeID)
     if subscriptions.removeValue(forKey: storeID)?.isEmpty == false {
       let params: JSON = ["store": .string(storeID), "reason": "closed"]
-      emit(Self.notification("store/closed", params), barriers: [storeID])
+      emit(.message(Self.notification("store/closed", params), barriers: [storeID]))
     }
     return .result([:])
   }

@@ -21,6 +21,14 @@ final class Connection {
     /// `barriers`: stores whose queued patches must not be merged across this response,
     /// because it carries their state.
     case result(JSON, barriers: [String] = [])
+    /// `{store, version}`, the result of a `dispatch`.
+    case dispatched(store: String, version: UInt64)
+    case later(PendingReply)
+  }
+
+  /// What a message gets back: a line now, or a reply resolved later.
+  enum Served {
+    case now(Outgoing)
     case later(PendingReply)
   }
 
@@ -74,13 +82,14 @@ final class Connection {
     case .message(let message):
       switch serve(message) {
       case .none: break
-      case .some(.result(let response, let barriers)): emit(response, barriers: barriers)
+      case .some(.now(let line)): emit(line)
       case .some(.later(let reply)): reply.onResolve = { [weak self] in self?.emit($0) }
       }
     case .malformed(let error):
-      emit(Self.response(id: .null, error: error.kind == .duplicateKey ? .duplicateKey(error) : .parseError(error)))
+      let refusal: RPCError = error.kind == .duplicateKey ? .duplicateKey(error) : .parseError(error)
+      emit(.failure(id: .null, error: refusal))
     case .oversize(let bytes):
-      emit(Self.response(id: .null, error: .messageTooLarge(size: bytes, limit: options.maxMessageBytes)))
+      emit(.failure(id: .null, error: .messageTooLarge(size: bytes, limit: options.maxMessageBytes)))
     case .endOfInput:
       beginShutdown(reason: "end of input")
     }
@@ -90,59 +99,59 @@ final class Connection {
   /// all when it held only notifications.
   private func receiveBatch(_ elements: [JSON]) {
     guard !elements.isEmpty else {
-      emit(Self.response(id: .null, error: .invalidRequest("an empty batch; send at least one request")))
+      emit(.failure(id: .null, error: .invalidRequest("an empty batch; send at least one request")))
       return
     }
     let batch = BatchReply()
     for element in elements {
       switch serve(element) {
       case .none: break
-      case .some(.result(let response, let barriers)):
-        batch.responses.append(response)
-        batch.barriers += barriers
+      case .some(.now(let line)):
+        batch.responses.append(line.json)
+        batch.barriers += line.barriers
       case .some(.later(let reply)):
         let slot = batch.responses.count
         batch.responses.append(.null)
         batch.waiting += 1
         reply.onResolve = { [weak self] response in
-          batch.responses[slot] = response
+          batch.responses[slot] = response.json
           batch.waiting -= 1
-          if batch.waiting == 0 { self?.emit(.array(batch.responses), barriers: batch.barriers) }
+          if batch.waiting == 0 { self?.emit(.message(.array(batch.responses), barriers: batch.barriers)) }
         }
       }
     }
     if !batch.responses.isEmpty && batch.waiting == 0 {
-      emit(.array(batch.responses), barriers: batch.barriers)
+      emit(.message(.array(batch.responses), barriers: batch.barriers))
     }
   }
 
   /// Validates one message's envelope and calls its method. Returns the response (nil for a
   /// notification); a response given as `.later` is written when its reply resolves.
-  private func serve(_ message: JSON) -> Outcome? {
+  private func serve(_ message: JSON) -> Served? {
     guard case .object(let request) = message else {
       let reason = "expected a request object, got \(message.kindDescription)"
-      return .result(Self.response(id: .null, error: .invalidRequest(reason)))
+      return .now(.failure(id: .null, error: .invalidRequest(reason)))
     }
     let id = request["id"]
     switch id {
     case nil, .string?, .integer?, .double?, .null?: break
     case let other?:
       let reason = "\"id\" must be a string, a number or null, got \(other.kindDescription)"
-      return .result(Self.response(id: .null, error: .invalidRequest(reason)))
+      return .now(.failure(id: .null, error: .invalidRequest(reason)))
     }
     guard request["jsonrpc"] == "2.0" else {
       let reason = "\"jsonrpc\" must be \"2.0\""
-      return .result(Self.response(id: id ?? .null, error: .invalidRequest(reason)))
+      return .now(.failure(id: id ?? .null, error: .invalidRequest(reason)))
     }
     guard case .string(let method)? = request["method"] else {
       let reason = "\"method\" must be a string naming the method"
-      return .result(Self.response(id: id ?? .null, error: .invalidRequest(reason)))
+      return .now(.failure(id: id ?? .null, error: .invalidRequest(reason)))
     }
     switch request["params"] {
     case nil, .object?, .array?: break
     case let other?:
       let reason = "\"params\" must be an object or an array, got \(other.kindDescription)"
-      return .result(Self.response(id: id ?? .null, error: .invalidRequest(reason)))
+      return .now(.failure(id: id ?? .null, error: .invalidRequest(reason)))
     }
     do {
       let outcome = try call(method, params: request["params"], id: id)
@@ -152,7 +161,9 @@ final class Connection {
       }
       switch outcome {
       case .result(let result, let barriers):
-        return .result(["jsonrpc": "2.0", "id": id, "result": result], barriers: barriers)
+        return .now(.response(id: id, result: result, barriers: barriers))
+      case .dispatched(let store, let version):
+        return .now(.dispatched(id: id, store: store, version: version))
       case .later(let reply):
         pending[id, default: []].append(reply)
         reply.onFinish = { [weak self] in self?.forgetResolved(id) }
@@ -166,7 +177,7 @@ final class Connection {
           "reason": error.data?["reason"]?.stringValue ?? ""])
         return nil
       }
-      return .result(Self.response(id: id, error: error))
+      return .now(.failure(id: id, error: error))
     }
   }
 
@@ -213,7 +224,7 @@ final class Connection {
       }
     }
     guard wait == "settled", let id else {
-      return .result(["store": .string(storeID), "version": .integer(Int64(store.version))])
+      return .dispatched(store: storeID, version: store.version)
     }
     let reply = PendingReply(id: id)
     reply.work = Task { @MainActor [weak reply] in
@@ -250,13 +261,14 @@ final class Connection {
     }
     for event in publication.events {
       let params: JSON = ["store": .string(publication.store), "event": event]
-      uncommitted.append(.message(Self.notification("store/event", params), barriers: [publication.store]))
+      uncommitted.append(
+        .message(Self.notification("store/event", params), barriers: [publication.store]))
     }
     if !inBatch { commit() }
   }
 
-  func emit(_ message: JSON, barriers: [String] = []) {
-    uncommitted.append(.message(message, barriers: barriers))
+  func emit(_ line: Outgoing) {
+    uncommitted.append(line)
     if !inBatch { commit() }
   }
 
@@ -355,10 +367,6 @@ final class Connection {
     if subscribesToAll {
       subscriptions[store.id] = [Subscription(path: .root, version: store.version)]
     }
-  }
-
-  static func response(id: JSON, error: RPCError) -> JSON {
-    ["jsonrpc": "2.0", "id": id, "error": error.json]
   }
 
   static func notification(_ method: String, _ params: JSON) -> JSON {

@@ -3,21 +3,80 @@ import JSON
 /// One line the server owes the client, in the order it was produced. Built on the main actor,
 /// serialized by the writer thread (so encoding runs in parallel with reducing).
 enum Outgoing: Sendable {
-  /// A response or notification, never merged or dropped. Patches of the stores in `barriers`
-  /// may not be merged across it: events, `store/closed`, and responses that carry a state
-  /// (a client sets its mirror from them and then expects the patches that follow).
+  /// A notification or a batch's responses, never merged or dropped. Patches of the stores in
+  /// `barriers` may not be merged across it: events, `store/closed`, and responses that carry
+  /// a state (a client sets its mirror from them and expects the patches that follow).
   case message(JSON, barriers: [String])
+  /// A successful response; the envelope is written by the writer thread.
+  case response(id: JSON, result: JSON, barriers: [String])
+  /// The response to a `dispatch`, `{store, version}`: the hot path, built without objects.
+  case dispatched(id: JSON, store: String, version: UInt64)
+  case failure(id: JSON, error: RPCError)
   /// A `state/patch` notification, which may absorb later patches of the same subscription
   /// while the writer is blocked.
   case patch(PatchNotice)
+
+  /// The stores whose patches may not be merged across this line.
+  var barriers: [String] {
+    switch self {
+    case .message(_, let barriers), .response(_, _, let barriers): barriers
+    case .dispatched, .failure, .patch: []
+    }
+  }
+
+  /// The line as a JSON value (for a batch, whose responses are written as one array).
+  var json: JSON {
+    switch self {
+    case .message(let message, _): message
+    case .response(let id, let result, _): ["jsonrpc": "2.0", "id": id, "result": result]
+    case .dispatched(let id, let store, let version):
+      [
+        "jsonrpc": "2.0", "id": id,
+        "result": ["store": .string(store), "version": .integer(Int64(version))],
+      ]
+    case .failure(let id, let error): ["jsonrpc": "2.0", "id": id, "error": error.json]
+    case .patch(let notice): notice.json
+    }
+  }
+
+  /// The response's id, for a line that is one (a failed encoding still owes an answer).
+  var responseID: JSON? {
+    switch self {
+    case .response(let id, _, _), .dispatched(let id, _, _), .failure(let id, _): id
+    case .message(let message, _): message["id"]
+    case .patch: nil
+    }
+  }
 
   /// Appends the line's bytes and its newline; on failure `bytes` is left as it was.
   func write(to bytes: inout [UInt8]) throws(JSONWriteError) {
     let start = bytes.count
     do throws(JSONWriteError) {
       switch self {
-      case .message(let message, _): try message.write(to: &bytes)
-      case .patch(let notice): try notice.write(to: &bytes)
+      case .message(let message, _):
+        try message.write(to: &bytes)
+      case .response(let id, let result, _):
+        bytes.append(contentsOf: Self.idPrefix)
+        try id.write(to: &bytes)
+        bytes.append(contentsOf: #","result":"#.utf8)
+        try result.write(to: &bytes)
+        bytes.append(UInt8(ascii: "}"))
+      case .dispatched(let id, let store, let version):
+        bytes.append(contentsOf: Self.idPrefix)
+        try id.write(to: &bytes)
+        bytes.append(contentsOf: #","result":{"store":"#.utf8)
+        try JSON.string(store).write(to: &bytes)
+        bytes.append(contentsOf: #","version":"#.utf8)
+        bytes.append(contentsOf: String(version).utf8)
+        bytes.append(contentsOf: "}}".utf8)
+      case .failure(let id, let error):
+        bytes.append(contentsOf: Self.idPrefix)
+        try id.write(to: &bytes)
+        bytes.append(contentsOf: #","error":"#.utf8)
+        try error.json.write(to: &bytes)
+        bytes.append(UInt8(ascii: "}"))
+      case .patch(let notice):
+        try notice.write(to: &bytes)
       }
     } catch {
       bytes.removeSubrange(start...)
@@ -25,6 +84,8 @@ enum Outgoing: Sendable {
     }
     bytes.append(0x0A)
   }
+
+  private static let idPrefix = Array(#"{"jsonrpc":"2.0","id":"#.utf8)
 }
 
 /// The params of a `state/patch` notification for one subscription.
@@ -64,6 +125,16 @@ struct PatchNotice: Sendable {
   }
 
   private static let prefix = Array(#"{"jsonrpc":"2.0","method":"state/patch","params":{"store":"#.utf8)
+
+  var json: JSON {
+    var params: JSONObject = [
+      "store": .string(store), "from": .integer(Int64(from)), "to": .integer(Int64(to)),
+      "patch": .array(operations),
+    ]
+    if let cause { params["cause"] = cause }
+    if !path.isEmpty { params["path"] = .string(path) }
+    return ["jsonrpc": "2.0", "method": "state/patch", "params": .object(params)]
+  }
 
   /// Takes in the next patch of the same subscription: `from` stays, `to` and `cause` move on.
   mutating func absorb(_ next: PatchNotice) {

@@ -11,6 +11,9 @@ import JSON
 /// and it never crosses an event of its store. Patches are only merged into lines committed
 /// earlier, never within one commit, so a client that keeps up sees one patch per change.
 ///
+/// Merging starts only once `mergeAfter` lines wait (the client is clearly behind): until
+/// then a patch per change is cheaper to queue and truer to the client.
+///
 /// Memory stays bounded: responses and events are counted and the reader pauses past
 /// `maxMessages` (``waitForRoom()``); merged patches are compacted by the committer into one
 /// whole-state `replace` once their operations outweigh the state.
@@ -23,13 +26,18 @@ final class OutputQueue: @unchecked Sendable {
   /// patches may merge into.
   private var mergeTargets: [String: [String: Int]] = [:]
   private var messageCount = 0
+  /// Whether `mergeTargets` is maintained: from `mergeAfter` queued lines until the writer
+  /// takes them.
+  private var merging = false
+  private let mergeAfter: Int
   private var finished = false
   private var isDrained = false
   private var onDrained: [@Sendable () -> Void] = []
   private let maxMessages: Int
 
-  init(maxMessages: Int) {
+  init(maxMessages: Int, mergeAfter: Int = 1024) {
     self.maxMessages = maxMessages
+    self.mergeAfter = mergeAfter
   }
 
   /// Adds the lines of one commit. `compact` is called, with the lock held, on each queued patch
@@ -40,22 +48,25 @@ final class OutputQueue: @unchecked Sendable {
     defer { condition.unlock() }
     guard !finished else { return }
     let wasEmpty = lines.isEmpty
+    defer { if wasEmpty { condition.broadcast() } }
+    if !merging && lines.count + batch.count > mergeAfter { startMerging() }
+    guard merging else {
+      for line in batch {
+        if case .patch = line { continue }
+        messageCount += 1
+      }
+      lines.append(contentsOf: batch)
+      return
+    }
     var added: [String: [String: Int]] = [:]
     var grown: Set<Int> = []
     for line in batch {
       switch line {
-      case .message(_, let barriers):
-        lines.append(line)
-        messageCount += 1
-        for store in barriers {
-          mergeTargets[store] = nil
-          added[store] = nil
-        }
       case .patch(let notice):
         if let target = mergeTargets[notice.store]?[notice.path],
           case .patch(var queued) = lines[target]
         {
-          lines[target] = .message(.null, barriers: [])  // drop the reference: merge in place
+          lines[target] = .message(.null, barriers: [])  // drop our reference: merge in place
           queued.absorb(notice)
           lines[target] = .patch(queued)
           grown.insert(target)
@@ -64,6 +75,13 @@ final class OutputQueue: @unchecked Sendable {
           // A newer line of this subscription now follows any older target.
           mergeTargets[notice.store]?[notice.path] = nil
           added[notice.store, default: [:]][notice.path] = lines.count - 1
+        }
+      default:
+        lines.append(line)
+        messageCount += 1
+        for store in line.barriers {
+          mergeTargets[store] = nil
+          added[store] = nil
         }
       }
     }
@@ -76,7 +94,20 @@ final class OutputQueue: @unchecked Sendable {
       compact(&queued)
       lines[index] = .patch(queued)
     }
-    if wasEmpty { condition.broadcast() }
+  }
+
+  /// Indexes the queued patches that later ones may merge into. Must be called with the lock
+  /// held.
+  private func startMerging() {
+    merging = true
+    mergeTargets = [:]
+    for (index, line) in lines.enumerated() {
+      if case .patch(let notice) = line {
+        mergeTargets[notice.store, default: [:]][notice.path] = index
+      } else {
+        for store in line.barriers { mergeTargets[store] = nil }
+      }
+    }
   }
 
   /// Blocks the reader while too many responses and events wait for the client.
@@ -118,6 +149,7 @@ final class OutputQueue: @unchecked Sendable {
     let taken = lines
     lines = []
     mergeTargets = [:]
+    merging = false
     messageCount = 0
     condition.broadcast()
     return taken

@@ -43,9 +43,9 @@ struct Params {
 
   /// A string member restricted to `choices`; absent means `nil`.
   func optionalChoice(_ key: String, _ choices: [String]) throws(RPCError) -> String? {
-    let list = choices.map { "\"\($0)\"" }.joined(separator: " or ")
     guard let value = object[key] else { return nil }
     guard case .string(let string) = value, choices.contains(string) else {
+      let list = choices.map { "\"\($0)\"" }.joined(separator: " or ")
       throw .invalidParams(pointer: "/\(key)", reason: "expected \(list), got \(value.description)")
     }
     return string

@@ -6,8 +6,8 @@ import JSON
 final class PendingReply {
   let id: JSON
   private(set) var isResolved = false
-  /// Receives the response object; set by whoever writes it (the connection, or a batch).
-  var onResolve: ((JSON) -> Void)?
+  /// Receives the response; set by whoever writes it (the connection, or a batch).
+  var onResolve: ((Outgoing) -> Void)?
   /// The work computing the result, cancelled when the request is cancelled.
   var work: Task<Void, Never>?
   /// Called after the response was handed on (the connection forgets the id).
@@ -19,14 +19,14 @@ final class PendingReply {
   }
 
   func succeed(_ result: JSON) {
-    resolve(["jsonrpc": "2.0", "id": id, "result": result])
+    resolve(.response(id: id, result: result, barriers: []))
   }
 
   func fail(_ error: RPCError) {
-    resolve(["jsonrpc": "2.0", "id": id, "error": error.json])
+    resolve(.failure(id: id, error: error))
   }
 
-  private func resolve(_ response: JSON) {
+  private func resolve(_ response: Outgoing) {
     guard !isResolved else { return }
     isResolved = true
     work?.cancel()

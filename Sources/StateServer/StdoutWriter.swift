@@ -52,12 +52,9 @@ final class StdoutWriter: Sendable {
     } catch {
       // A value JSON cannot express (a NaN in a state). A response still gets an answer.
       log.error("cannot encode an outgoing message", ["reason": error.description])
-      guard case .message(let message, _) = line, let id = message["id"] else { return }
-      let reply: JSON = [
-        "jsonrpc": "2.0", "id": id,
-        "error": RPCError.internalError("the result cannot be written as JSON: \(error.reason)").json,
-      ]
-      if (try? reply.write(to: &bytes)) != nil { bytes.append(0x0A) }
+      guard let id = line.responseID else { return }
+      let reason = "the result cannot be written as JSON: \(error.reason)"
+      try? Outgoing.failure(id: id, error: .internalError(reason)).write(to: &bytes)
     }
   }
 

@@ -18,27 +18,27 @@ import Testing
   func summary(_ lines: [Outgoing]) -> [String] {
     lines.map { line in
       switch line {
-      case .message(let json, _): "r\(json["id"]?.integerValue ?? -1)"
       case .patch(let notice): "p\(notice.from)-\(notice.to)x\(notice.operations.count)"
+      default: "r\(line.responseID?.integerValue ?? -1)"
       }
     }
   }
 
   @Test func patchesOfOneCommitAreNeverMerged() {
-    let queue = OutputQueue(maxMessages: 100)
+    let queue = OutputQueue(maxMessages: 100, mergeAfter: 0)
     queue.append([patch(0, 1), response(1), patch(1, 2), response(2)]) { _ in }
     #expect(summary(queue.takeQueued() ?? []) == ["p0-1x1", "r1", "p1-2x1", "r2"])
   }
 
   @Test func aPatchMergesIntoOneTheWriterHasNotTakenYet() {
-    let queue = OutputQueue(maxMessages: 100)
+    let queue = OutputQueue(maxMessages: 100, mergeAfter: 0)
     queue.append([patch(0, 1), response(1)]) { _ in }
     queue.append([patch(1, 2), response(2), patch(2, 3, store: "t")]) { _ in }
     #expect(summary(queue.takeQueued() ?? []) == ["p0-2x2", "r1", "r2", "p2-3x1"])
   }
 
   @Test func anEventOfTheStoreIsABarrierToMerging() {
-    let queue = OutputQueue(maxMessages: 100)
+    let queue = OutputQueue(maxMessages: 100, mergeAfter: 0)
     queue.append([patch(0, 1), response(7, barrier: "s")]) { _ in }
     queue.append([patch(1, 2)]) { _ in }
     queue.append([patch(2, 3)]) { _ in }
@@ -46,7 +46,7 @@ import Testing
   }
 
   @Test func compactionReplacesGrownOperations() {
-    let queue = OutputQueue(maxMessages: 100)
+    let queue = OutputQueue(maxMessages: 100, mergeAfter: 0)
     queue.append([patch(0, 1)]) { _ in }
     var compacted = 0
     for version in 1..<40 {
@@ -62,6 +62,14 @@ import Testing
     if case .patch(let notice)? = lines.first {
       #expect(notice.from == 0 && notice.to == 40 && notice.operations.count == 1)
     }
+  }
+
+  @Test func nothingMergesBeforeTheBacklogPassesTheThreshold() {
+    let queue = OutputQueue(maxMessages: 100, mergeAfter: 3)
+    queue.append([patch(0, 1), response(1)]) { _ in }
+    queue.append([patch(1, 2)]) { _ in }
+    queue.append([patch(2, 3)]) { _ in }  // 4 lines queued: merging starts with this commit
+    #expect(summary(queue.takeQueued() ?? []) == ["p0-1x1", "r1", "p1-3x2"])
   }
 
   @Test func readerWaitsOnlyPastTheBound() {

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The server benchmark (issue 5), side by side in one run: stateserver against the C jansson
+# echo (bench/server/echo.c, the floor of a jansson-based design) and the Python jsonpatch
+# peer (../shared/bench/peer_python.py, what a Python developer would write). Prints figures
+# and ratios. Env: STATESERVER_BIN (default .build/release/stateserver, built if missing),
+# STATESERVER_SHARED (default <repo>/../shared), BENCH_SCALE (default 1; 0.2 for a quick run).
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+shared="${STATESERVER_SHARED:-$root/../shared}"
+bin="${STATESERVER_BIN:-$root/.build/release/stateserver}"
+if [ ! -x "$bin" ]; then
+  (cd "$root" && swift build -c release --disable-index-store --static-swift-stdlib --product stateserver)
+fi
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+cc -O2 -o "$work/echo" "$here/echo.c" -ljansson
+peer="$shared/bench/peer_python.py"
+[ -f "$peer" ] || { echo "missing $peer (set STATESERVER_SHARED)" >&2; exit 1; }
+exec python3 "$here/report.py" --server "$bin" --echo "$work/echo" --peer "$peer"
