@@ -20,7 +20,7 @@ final class LineReader: Sendable {
   private let maxMessageBytes: Int
   private let inbox: Inbox
   private let output: OutputQueue
-  private static let blockSize = 256 << 10
+  private static let blockSize = 64 << 10
 
   init(fd: Int32, maxMessageBytes: Int, inbox: Inbox, output: OutputQueue) {
     self.fd = fd

@@ -60,7 +60,7 @@ public struct Server: Sendable {
       return 1
     }
     for store in registry.openStores { connection.attach(store) }
-    let inbox = Inbox(capacity: 16_384) {
+    let inbox = Inbox(capacity: 1024) {
       Task { @MainActor in connection.drainInbox() }
     }
     connection.inbox = inbox
