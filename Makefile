@@ -32,9 +32,10 @@ test: setup
 	$(MAKE) --no-print-directory release
 	$(MAKE) --no-print-directory py-test node-test
 
-# pytest's exit code 5 (no test collected) fails here, as it must.
+# pytest's exit code 5 (no test collected) fails here, as it must. The client comes from
+# this checkout through PYTHONPATH, never from an install that may point at another clone.
 py-test:
-	STATESERVER_BIN=$(abspath $(BIN)) JSON_TOOL_BIN=$(abspath .build/release/json-tool) \
+	PYTHONPATH=$(abspath clients/python) STATESERVER_BIN=$(abspath $(BIN)) JSON_TOOL_BIN=$(abspath .build/release/json-tool) \
 	  $(PYTHON) -m pytest -q tests
 
 node-test:

@@ -4,7 +4,7 @@
 set -euo pipefail
 
 apt_packages=(libjansson-dev libsqlite3-dev pkg-config)
-python_packages=(pytest jsonpatch jsonschema referencing)
+python_packages=(pytest jsonpatch jsonschema referencing)  # tests, and the client's one dependency
 
 missing=()
 for p in "${apt_packages[@]}"; do
@@ -27,11 +27,4 @@ done
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]} with pip" >&2
   "$python" -m pip install -q "${missing[@]}" >&2
-fi
-
-# The Python client, editable, so the tests always drive the checked-out code.
-if [ -f clients/python/pyproject.toml ] \
-  && ! "$python" -c "import stateserver" 2>/dev/null; then
-  echo "setup: installing clients/python with pip" >&2
-  "$python" -m pip install -q -e clients/python >&2
 fi
