@@ -16,6 +16,7 @@ public struct JSONPatchError: Error, Equatable, Sendable, CustomStringConvertibl
     case moveIntoChild
   }
 
+  /// The family of failure.
   public var kind: Kind
   /// The position of the failing operation in the patch; `nil` when the patch as a whole is
   /// malformed (not an array).
@@ -25,6 +26,7 @@ public struct JSONPatchError: Error, Equatable, Sendable, CustomStringConvertibl
   /// What went wrong and what would have been right.
   public var reason: String
 
+  /// An error of `kind` for the operation at `operationIndex`, about `field`.
   public init(kind: Kind, operationIndex: Int?, field: String?, reason: String) {
     self.kind = kind
     self.operationIndex = operationIndex
@@ -32,6 +34,7 @@ public struct JSONPatchError: Error, Equatable, Sendable, CustomStringConvertibl
     self.reason = reason
   }
 
+  /// One line for a person, e.g. `JSON Patch operation 2 ("path"): "/a/b" does not exist: ...`.
   public var description: String {
     var text = "JSON Patch"
     if let operationIndex { text += " operation \(operationIndex)" }

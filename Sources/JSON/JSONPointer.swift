@@ -198,12 +198,14 @@ public struct JSONPointerError: Error, Equatable, Sendable, CustomStringConverti
   /// What is wrong and what would be right.
   public var reason: String
 
+  /// An error about `text` at scalar `offset`, saying why in `reason`.
   public init(text: String, offset: Int, reason: String) {
     self.text = text
     self.offset = offset
     self.reason = reason
   }
 
+  /// One line for a person: the text, the offset and the reason.
   public var description: String {
     "malformed JSON Pointer \"\(text)\" at offset \(offset): \(reason)"
   }
