@@ -10,6 +10,12 @@ extension Differ {
     let old = a[prefix..<(a.count - suffix)]
     let new = b[prefix..<(b.count - suffix)]
     if old.isEmpty && new.isEmpty { return }
+    if old.count == 1 && new.count == 1 {
+      // One element replaced by another (the trim found them different): diff the pair, which
+      // is what either strategy would conclude, without hashing them.
+      diff(a[prefix], b[prefix], at: String(prefix))
+      return
+    }
     if old.count == new.count, let changed = Differ.changedInPlace(a, b, in: old.indices) {
       for index in changed { diff(a[index], b[index], at: String(index)) }
       return
