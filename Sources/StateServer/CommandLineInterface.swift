@@ -65,9 +65,10 @@ public struct CommandLineInterface<Options>: Sendable {
 
   public var help: String {
     var text = "\(summary)\n\nUsage: \(name) [options]\n\nOptions:\n"
-    let rows = flags.map { flag in
-      (flag.name + (flag.valueName.map { " " + $0 } ?? ""), flag.help)
-    } + [("--version", "print the version and exit"), ("--help", "print this help and exit")]
+    let rows =
+      flags.map { flag in
+        (flag.name + (flag.valueName.map { " " + $0 } ?? ""), flag.help)
+      } + [("--version", "print the version and exit"), ("--help", "print this help and exit")]
     let width = rows.map(\.0.count).max() ?? 0
     for (left, right) in rows {
       text += "  " + left + String(repeating: " ", count: width - left.count + 2) + right + "\n"
@@ -130,7 +131,8 @@ public enum FlagValue {
   /// Parses a duration in seconds (`2`, `0.5`).
   public static func seconds(_ text: String, of flag: String) throws(UsageError) -> Duration {
     guard let value = Double(text), value >= 0, value.isFinite else {
-      throw UsageError("option '\(flag)' expects a number of seconds such as 2 or 0.5, got '\(text)'")
+      throw UsageError(
+        "option '\(flag)' expects a number of seconds such as 2 or 0.5, got '\(text)'")
     }
     return .milliseconds(Int64((value * 1000).rounded()))
   }
@@ -163,14 +165,19 @@ extension ServerOptions {
     },
     Flag("--log-format", value: "FORMAT", help: "text (default) or json; logs go to stderr") {
       (options, value) throws(UsageError) in
-      let name = try FlagValue.choice(value, of: "--log-format", Log.Format.allCases.map(\.rawValue))
+      let name = try FlagValue.choice(
+        value, of: "--log-format", Log.Format.allCases.map(\.rawValue))
       options.logFormat = Log.Format(rawValue: name) ?? .text
     },
-    Flag("--max-message-bytes", value: "N", help: "longest accepted input line (default 16777216)") {
+    Flag("--max-message-bytes", value: "N", help: "longest accepted input line (default 16777216)")
+    {
       (options, value) throws(UsageError) in
       options.maxMessageBytes = max(1, try FlagValue.integer(value, of: "--max-message-bytes"))
     },
-    Flag("--drain-timeout", value: "SECONDS", help: "how long effects may finish at shutdown (default 2)") {
+    Flag(
+      "--drain-timeout", value: "SECONDS",
+      help: "how long effects may finish at shutdown (default 2)"
+    ) {
       (options, value) throws(UsageError) in
       options.drainTimeout = try FlagValue.seconds(value, of: "--drain-timeout")
     },

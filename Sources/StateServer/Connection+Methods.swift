@@ -10,12 +10,15 @@ extension Connection {
     let subscribe = try params.optionalChoice("subscribe", ["all", "none"]) ?? "all"
     if let client = params.object["client"], client.objectValue == nil {
       throw .invalidParams(
-        pointer: "/client", reason: "expected an object {name, version}, got \(client.kindDescription)")
+        pointer: "/client",
+        reason: "expected an object {name, version}, got \(client.kindDescription)")
     }
     subscribesToAll = subscribe == "all"
     if subscribesToAll {
-      for store in registry.openStores where subscriptions[store.id]?.contains(where: { $0.path.isRoot }) != true {
-        subscriptions[store.id, default: []].append(Subscription(path: .root, version: store.version))
+      for store in registry.openStores
+      where subscriptions[store.id]?.contains(where: { $0.path.isRoot }) != true {
+        subscriptions[store.id, default: []].append(
+          Subscription(path: .root, version: store.version))
       }
     } else {
       subscriptions = [:]
@@ -77,7 +80,9 @@ extension Connection {
     guard let state = path.value(in: store.published) else {
       throw .invalidParams(
         pointer: "/path",
-        reason: "the state of '\(storeID)' has no value at '\(path.description)' (version \(store.version))")
+        reason:
+          "the state of '\(storeID)' has no value at '\(path.description)' (version \(store.version))"
+      )
     }
     return (store, path, state)
   }
@@ -85,7 +90,8 @@ extension Connection {
   func openStore(_ params: Params) throws(RPCError) -> Outcome {
     let featureName = try params.string("feature", "the name of a registered feature")
     let storeID = try params.optionalString("store", "an id for the new store")
-    let initial = try params.optionalObject("state", "a merge patch over the feature's initial state")
+    let initial = try params.optionalObject(
+      "state", "a merge patch over the feature's initial state")
     let persist = try params.optionalBool("persist") ?? false
     guard let feature = registry.feature(named: featureName) else {
       throw .unknownFeature(featureName)
@@ -135,8 +141,10 @@ extension Connection {
       "persistent": .bool(feature.isPersistent),
       "schema": [
         "state": feature.viewSchema,
-        "actions": .object(JSONObject(feature.actionSchemas.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })),
-        "events": .object(JSONObject(feature.eventSchemas.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })),
+        "actions": .object(
+          JSONObject(feature.actionSchemas.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })),
+        "events": .object(
+          JSONObject(feature.eventSchemas.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })),
       ],
     ]
   }

@@ -86,10 +86,12 @@ final class Connection {
       case .some(.later(let reply)): reply.onResolve = { [weak self] in self?.emit($0) }
       }
     case .malformed(let error):
-      let refusal: RPCError = error.kind == .duplicateKey ? .duplicateKey(error) : .parseError(error)
+      let refusal: RPCError =
+        error.kind == .duplicateKey ? .duplicateKey(error) : .parseError(error)
       emit(.failure(id: .null, error: refusal))
     case .oversize(let bytes):
-      emit(.failure(id: .null, error: .messageTooLarge(size: bytes, limit: options.maxMessageBytes)))
+      emit(
+        .failure(id: .null, error: .messageTooLarge(size: bytes, limit: options.maxMessageBytes)))
     case .endOfInput:
       beginShutdown(reason: "end of input")
     }
@@ -116,7 +118,9 @@ final class Connection {
         reply.onResolve = { [weak self] response in
           batch.responses[slot] = response.json
           batch.waiting -= 1
-          if batch.waiting == 0 { self?.emit(.message(.array(batch.responses), barriers: batch.barriers)) }
+          if batch.waiting == 0 {
+            self?.emit(.message(.array(batch.responses), barriers: batch.barriers))
+          }
         }
       }
     }
@@ -173,8 +177,11 @@ final class Connection {
       guard let id else {
         // JSON-RPC forbids answering a notification; the person running the server still hears.
         log.warning(
-          "notification failed", ["method": method, "code": String(error.code), "error": error.message,
-          "reason": error.data?["reason"]?.stringValue ?? ""])
+          "notification failed",
+          [
+            "method": method, "code": String(error.code), "error": error.message,
+            "reason": error.data?["reason"]?.stringValue ?? "",
+          ])
         return nil
       }
       return .now(.failure(id: id, error: error))
@@ -292,8 +299,10 @@ final class Connection {
     guard size < weight else { return }
     // The subscribed value itself, as the one operation a subscriber to `path` would get for
     // a change of the whole subtree (`add` under an object, `replace` of an array element).
-    let whole = JSONPatch([.replace(path: path, value: value)]).scoped(to: path, in: store.published)
-    notice.operations = whole?.operations.map(\.json) ?? [["op": "replace", "path": "", "value": value]]
+    let whole = JSONPatch([.replace(path: path, value: value)]).scoped(
+      to: path, in: store.published)
+    notice.operations =
+      whole?.operations.map(\.json) ?? [["op": "replace", "path": "", "value": value]]
     notice.weight = size
     notice.checkedWeight = size
   }
@@ -374,7 +383,10 @@ final class Connection {
   }
 
   static func summary(_ store: any AnyStore) -> JSON {
-    ["store": .string(store.id), "feature": .string(store.featureName), "version": .integer(Int64(store.version))]
+    [
+      "store": .string(store.id), "feature": .string(store.featureName),
+      "version": .integer(Int64(store.version)),
+    ]
   }
 }
 

@@ -44,7 +44,9 @@ public struct Log: Sendable {
     self.format = format
   }
 
-  public func error(_ message: @autoclosure () -> String, _ fields: KeyValuePairs<String, String> = [:]) {
+  public func error(
+    _ message: @autoclosure () -> String, _ fields: KeyValuePairs<String, String> = [:]
+  ) {
     record(.error, message, fields)
   }
 
@@ -54,11 +56,15 @@ public struct Log: Sendable {
     record(.warning, message, fields)
   }
 
-  public func info(_ message: @autoclosure () -> String, _ fields: KeyValuePairs<String, String> = [:]) {
+  public func info(
+    _ message: @autoclosure () -> String, _ fields: KeyValuePairs<String, String> = [:]
+  ) {
     record(.info, message, fields)
   }
 
-  public func debug(_ message: @autoclosure () -> String, _ fields: KeyValuePairs<String, String> = [:]) {
+  public func debug(
+    _ message: @autoclosure () -> String, _ fields: KeyValuePairs<String, String> = [:]
+  ) {
     record(.debug, message, fields)
   }
 

@@ -30,17 +30,18 @@ enum OpenRPC {
         "title": "stateserver",
         "version": .string(Server.version),
         "description": """
-          JSON-RPC 2.0 over NDJSON on stdio. The server also sends the notifications state/patch \
-          {store, from, to, patch, cause?, path?}, store/event {store, event} and store/closed \
-          {store, reason}.
-          """,
+        JSON-RPC 2.0 over NDJSON on stdio. The server also sends the notifications state/patch \
+        {store, from, to, patch, cause?, path?}, store/event {store, event} and store/closed \
+        {store, reason}.
+        """,
       ],
       "methods": [
         method(
           "initialize", "Optional handshake; without it the defaults apply.",
           [
             param("protocolVersion", ["type": "integer"]),
-            param("client", ["type": "object", "properties": ["name": string, "version": string]]),
+            param(
+              "client", ["type": "object", "properties": ["name": string, "version": string]]),
             param("subscribe", ["enum": ["all", "none"]]),
           ], result: ["type": "object"]),
         method(
@@ -77,12 +78,15 @@ enum OpenRPC {
           "store/close", "Closes a store; its effects are cancelled.",
           [param("store", string, required: true)], result: empty, errors: [storeError]),
         method("store/list", "The open stores.", [], result: ["type": "object"]),
-        method("features/list", "The registered features and their schemas.", [], result: ["type": "object"]),
+        method(
+          "features/list", "The registered features and their schemas.", [],
+          result: ["type": "object"]),
         method("rpc.discover", "This document.", [], result: ["type": "object"]),
         method(
           "$/cancelRequest", "Cancels a pending request (a notification).",
           [param("id", ["type": ["string", "number", "null"]], required: true)], result: empty),
-        method("shutdown", "Drains effects, writes everything pending, then exits.", [], result: empty),
+        method(
+          "shutdown", "Drains effects, writes everything pending, then exits.", [], result: empty),
       ],
       "components": ["schemas": .object(schemas)],
     ]
@@ -99,7 +103,9 @@ enum OpenRPC {
   ]
   private static let stateResult: JSON = [
     "type": "object", "required": ["store", "version", "state"],
-    "properties": ["store": ["type": "string"], "version": ["type": "integer", "minimum": 0], "state": true],
+    "properties": [
+      "store": ["type": "string"], "version": ["type": "integer", "minimum": 0], "state": true,
+    ],
   ]
 
   private static func method(

@@ -124,7 +124,8 @@ struct PatchNotice: Sendable {
     bytes.append(contentsOf: "}}".utf8)
   }
 
-  private static let prefix = Array(#"{"jsonrpc":"2.0","method":"state/patch","params":{"store":"#.utf8)
+  private static let prefix = Array(
+    #"{"jsonrpc":"2.0","method":"state/patch","params":{"store":"#.utf8)
 
   var json: JSON {
     var params: JSONObject = [

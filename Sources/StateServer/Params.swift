@@ -12,7 +12,8 @@ struct Params {
     case .object(let object)?: self.object = object
     case let other?:
       throw .invalidParams(
-        pointer: "", reason: "expected the params as an object of named members, got \(other.kindDescription)")
+        pointer: "",
+        reason: "expected the params as an object of named members, got \(other.kindDescription)")
     }
   }
 

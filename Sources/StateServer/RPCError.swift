@@ -60,7 +60,8 @@ extension RPCError {
   }
 
   static func invalidRequest(_ reason: String) -> RPCError {
-    RPCError(code: invalidRequestCode, message: "Invalid Request", data: ["reason": .string(reason)])
+    RPCError(
+      code: invalidRequestCode, message: "Invalid Request", data: ["reason": .string(reason)])
   }
 
   static func messageTooLarge(size: Int, limit: Int) -> RPCError {

@@ -9,7 +9,9 @@ import StateKit
 @MainActor
 public protocol StorePersistence: AnyObject {
   /// The saved snapshot of a persistent store about to open, or nil to start fresh.
-  func restore(storeID: String, feature: String, schemaVersion: Int) -> (state: JSON, version: UInt64)?
+  func restore(storeID: String, feature: String, schemaVersion: Int) -> (
+    state: JSON, version: UInt64
+  )?
 
   /// The restored snapshot did not decode: keep it aside (never delete it) and report why; the
   /// store then starts fresh.

@@ -9,7 +9,10 @@ import Testing
   @Test func valuesAreParsedInBothSpellings() {
     guard
       case .run(let options) = interface.parse(
-        ["--max-message-bytes=1024", "--drain-timeout", "0.5", "--ephemeral", "--log-format", "json"],
+        [
+          "--max-message-bytes=1024", "--drain-timeout", "0.5", "--ephemeral", "--log-format",
+          "json",
+        ],
         into: ServerOptions())
     else {
       Issue.record("expected options")
@@ -30,7 +33,9 @@ import Testing
   }
 
   @Test func aBadValueNamesTheFlag() {
-    guard case .usageError(let message) = interface.parse(["--log-level", "loud"], into: ServerOptions())
+    guard
+      case .usageError(let message) = interface.parse(
+        ["--log-level", "loud"], into: ServerOptions())
     else {
       Issue.record("expected a usage error")
       return

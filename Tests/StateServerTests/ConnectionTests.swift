@@ -12,7 +12,8 @@ final class Harness {
   let connection: Connection
 
   init(options: ServerOptions = ServerOptions()) throws {
-    connection = Connection(registry: registry, output: queue, options: options, log: Log(level: .error))
+    connection = Connection(
+      registry: registry, output: queue, options: options, log: Log(level: .error))
     try registry.openDefaultStores()
     for store in registry.openStores { connection.attach(store) }
   }
@@ -44,8 +45,12 @@ final class Harness {
     let harness = try Harness()
     let out = try harness.send(
       #"{"jsonrpc":"2.0","id":1,"method":"dispatch","params":{"store":"fake","action":{"type":"increment"}}}"#,
-      #"{"jsonrpc":"2.0","id":2,"method":"dispatch","params":{"store":"fake","action":{"type":"increment"}}}"#)
-    #expect(out.map { $0["method"]?.stringValue ?? "response" } == ["state/patch", "response", "state/patch", "response"])
+      #"{"jsonrpc":"2.0","id":2,"method":"dispatch","params":{"store":"fake","action":{"type":"increment"}}}"#
+    )
+    #expect(
+      out.map { $0["method"]?.stringValue ?? "response" } == [
+        "state/patch", "response", "state/patch", "response",
+      ])
     #expect(out[0]["params"]?["from"] == 0 && out[0]["params"]?["to"] == 1)
     #expect(out[0]["params"]?["cause"] == 1)
     #expect(out[2]["params"]?["from"] == 1 && out[2]["params"]?["to"] == 2)
@@ -68,7 +73,8 @@ final class Harness {
     let out = try harness.send(
       #"{"jsonrpc":"2.0","id":"a","method":"dispatch","params":{"store":"fake","action":{"type":"set","value":"x"}}}"#,
       #"{"jsonrpc":"2.0","id":"b","method":"dispatch","params":{"store":"fake","action":{"type":"loaded"}}}"#,
-      #"{"jsonrpc":"2.0","id":"c","method":"dispatch","params":{"store":7,"action":{"type":"set"}}}"#)
+      #"{"jsonrpc":"2.0","id":"c","method":"dispatch","params":{"store":7,"action":{"type":"set"}}}"#
+    )
     #expect(out[0]["error"]?["code"] == -32602)
     #expect(out[0]["error"]?["data"]?["pointer"] == "/action/value")
     #expect(out[1]["error"]?["code"] == -32003)
@@ -79,7 +85,8 @@ final class Harness {
   @Test func settledWaitsForTheEffectAndItsPatchComesFirst() async throws {
     let harness = try Harness()
     let first = try harness.send(
-      #"{"jsonrpc":"2.0","id":9,"method":"dispatch","params":{"store":"fake","action":{"type":"later"},"wait":"settled"}}"#)
+      #"{"jsonrpc":"2.0","id":9,"method":"dispatch","params":{"store":"fake","action":{"type":"later"},"wait":"settled"}}"#
+    )
     #expect(first.isEmpty)
     harness.fake?.finishEffects()
     await harness.connection.pendingReplies(for: 9).first?.resolved()
@@ -101,7 +108,8 @@ final class Harness {
   @Test func batchWithADeferredRequestIsOneArrayWrittenWhenComplete() async throws {
     let harness = try Harness()
     let out = try harness.send(
-      #"[{"jsonrpc":"2.0","id":1,"method":"store/list"},{"jsonrpc":"2.0","id":2,"method":"dispatch","params":{"store":"fake","action":{"type":"later"},"wait":"settled"}},{"jsonrpc":"2.0","method":"store/list"}]"#)
+      #"[{"jsonrpc":"2.0","id":1,"method":"store/list"},{"jsonrpc":"2.0","id":2,"method":"dispatch","params":{"store":"fake","action":{"type":"later"},"wait":"settled"}},{"jsonrpc":"2.0","method":"store/list"}]"#
+    )
     #expect(out.isEmpty)
     harness.fake?.finishEffects()
     await harness.connection.pendingReplies(for: 2).first?.resolved()
@@ -112,10 +120,12 @@ final class Harness {
 
   @Test func pathSubscriptionGetsOnlyItsSubtree() throws {
     let harness = try Harness()
-    _ = try harness.send(#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"subscribe":"none"}}"#)
+    _ = try harness.send(
+      #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"subscribe":"none"}}"#)
     let subscribed = try harness.send(
       #"{"jsonrpc":"2.0","id":2,"method":"state/subscribe","params":{"store":"fake","path":"/count"}}"#,
-      #"{"jsonrpc":"2.0","id":3,"method":"dispatch","params":{"store":"fake","action":{"type":"increment"}}}"#)
+      #"{"jsonrpc":"2.0","id":3,"method":"dispatch","params":{"store":"fake","action":{"type":"increment"}}}"#
+    )
     #expect(subscribed[0]["result"]?["state"] == 0)
     #expect(subscribed[1]["params"]?["path"] == "/count")
     #expect(subscribed[1]["params"]?["patch"] == [["op": "add", "path": "/count", "value": 1]])
@@ -125,7 +135,8 @@ final class Harness {
     let harness = try Harness()
     let out = try harness.send(
       #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"subscribe":"none"}}"#,
-      #"{"jsonrpc":"2.0","id":2,"method":"dispatch","params":{"store":"fake","action":{"type":"increment"}}}"#)
+      #"{"jsonrpc":"2.0","id":2,"method":"dispatch","params":{"store":"fake","action":{"type":"increment"}}}"#
+    )
     #expect(out.count == 2)
     #expect(out.allSatisfy { $0["id"] != nil })
   }
@@ -134,7 +145,8 @@ final class Harness {
     let harness = try Harness()
     let opened = try harness.send(
       #"{"jsonrpc":"2.0","id":1,"method":"store/open","params":{"feature":"fake","store":"f2","state":{"count":5}}}"#,
-      #"{"jsonrpc":"2.0","id":2,"method":"dispatch","params":{"store":"f2","action":{"type":"later"}}}"#)
+      #"{"jsonrpc":"2.0","id":2,"method":"dispatch","params":{"store":"f2","action":{"type":"later"}}}"#
+    )
     #expect(opened[0]["result"]?["state"] == ["count": 5])
     let store = harness.registry.store("f2") as? ScriptedStore
     let closed = try harness.send(

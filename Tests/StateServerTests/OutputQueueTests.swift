@@ -12,7 +12,8 @@ import Testing
   }
 
   func response(_ id: Int64, barrier: String? = nil) -> Outgoing {
-    .message(["jsonrpc": "2.0", "id": .integer(id), "result": [:]], barriers: barrier.map { [$0] } ?? [])
+    .message(
+      ["jsonrpc": "2.0", "id": .integer(id), "result": [:]], barriers: barrier.map { [$0] } ?? [])
   }
 
   func summary(_ lines: [Outgoing]) -> [String] {

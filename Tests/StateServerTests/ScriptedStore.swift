@@ -22,7 +22,9 @@ final class ScriptedStore: AnyStore {
     isPersistent: false, schemaVersion: 1,
     viewSchema: ["type": "object", "properties": ["count": ["type": "integer"]]],
     actionSchemas: ["increment": ["type": "object"]], eventSchemas: ["toast": ["type": "object"]],
-    makeStore: { id, initial, _ in ScriptedStore(id: id, count: initial?["count"]?.integerValue ?? 0) })
+    makeStore: { id, initial, _ in
+      ScriptedStore(id: id, count: initial?["count"]?.integerValue ?? 0)
+    })
 
   init(id: String, count: Int64 = 0) {
     self.id = id
@@ -47,7 +49,8 @@ final class ScriptedStore: AnyStore {
     case "toast":
       observer?(
         Publication(
-          store: id, from: version, to: version, patch: [], events: [["type": "toast"]], cause: cause))
+          store: id, from: version, to: version, patch: [], events: [["type": "toast"]],
+          cause: cause))
     case "later": effects.append((transaction, cause))
     case "loaded": throw .refused(type: type, reason: "'loaded' is internal")
     default: throw .refused(type: type, reason: "unknown action")
