@@ -276,3 +276,49 @@ def test_no_y_file_is_a_parse_error(server, testdata):
         else:
             assert -32700 not in codes, path.name
             assert all(code == -32600 for code in codes), (path.name, codes)
+
+
+def test_client_lines_are_described_by_the_schema(protocol_schema):
+    from conftest import line_validator
+
+    validator = line_validator(protocol_schema, "clientLine")
+    valid = [
+        {"jsonrpc": "2.0", "id": 1, "method": "dispatch",
+         "params": {"store": "cart", "action": {"type": "setQuantity", "id": "sku-7", "quantity": 2}}},
+        {"jsonrpc": "2.0", "method": "dispatch", "params": {"store": "c", "action": {"type": "x"},
+                                                            "wait": "settled"}},
+        {"jsonrpc": "2.0", "id": "s", "method": "state/subscribe", "params": {"store": "c", "path": "/items/0"}},
+        {"jsonrpc": "2.0", "id": None, "method": "store/open", "params": {"feature": "notes", "persist": True}},
+        {"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": 3}},
+        [{"jsonrpc": "2.0", "id": 1, "method": "store/list"}, {"jsonrpc": "2.0", "method": "shutdown"}],
+    ]
+    invalid = [
+        [],
+        {"jsonrpc": "1.0", "id": 1, "method": "store/list"},
+        {"jsonrpc": "2.0", "id": 1, "method": "dispatch", "params": {"store": "c", "action": {}}},
+        {"jsonrpc": "2.0", "id": 1, "method": "dispatch", "params": {"store": "c", "action": {"type": "x"},
+                                                                     "wait": "never"}},
+        {"jsonrpc": "2.0", "id": 1, "method": "state/get", "params": {"store": "c", "path": "items"}},
+        {"jsonrpc": "2.0", "id": [1], "method": "store/list"},
+    ]
+    assert [m for m in valid if not validator.is_valid(m)] == []
+    assert [m for m in invalid if validator.is_valid(m)] == []
+
+
+def test_server_line_schema_rejects_what_the_server_must_never_write(protocol_schema):
+    from conftest import line_validator
+
+    validator = line_validator(protocol_schema)
+    never = [
+        {"jsonrpc": "2.0", "id": 1},
+        {"jsonrpc": "2.0", "id": 1, "result": {}, "error": {"code": -32600, "message": "x"}},
+        {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}},
+        {"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "Invalid params", "data": {"reason": "r"}}},
+        {"jsonrpc": "2.0", "id": 1, "error": {"code": -1, "message": "made up"}},
+        {"jsonrpc": "2.0", "method": "state/patch", "params": {"store": "c", "from": 0, "to": 1, "patch": []}},
+        {"jsonrpc": "2.0", "method": "state/patch", "params": {"store": "c", "from": 0, "to": 1,
+                                                               "patch": [{"op": "add", "path": "/a"}]}},
+        {"jsonrpc": "2.0", "method": "store/event", "params": {"store": "c", "event": {"kind": "toast"}}},
+        [],
+    ]
+    assert [m for m in never if validator.is_valid(m)] == []

@@ -241,3 +241,15 @@ def test_effects_past_the_drain_timeout_are_cancelled_and_the_exit_is_zero(state
                             input=json.dumps(request).encode() + b"\n", capture_output=True, timeout=30)
     assert result.returncode == 0
     assert [json.loads(line)["id"] for line in result.stdout.splitlines()] == [1]
+
+
+def test_sigint_drains_like_end_of_input(spawn):
+    import signal
+
+    client = spawn()
+    client.dispatch("counter", {"type": "incrementLater", "afterMs": 100}, id="later")
+    client.process.send_signal(signal.SIGINT)
+    assert client.process.wait(timeout=30) == 0
+    client.wait_closed()
+    patches = [m["params"] for m in client.messages if isinstance(m, dict) and is_patch(m)]
+    assert [(p["from"], p["to"], p.get("cause")) for p in patches] == [(0, 1, "later")]
