@@ -1,28 +1,49 @@
 import Synchronization
 
-/// How many effect tasks could make progress right now, process-wide: what `TestClock`
-/// waits on so that a test advancing time never races the tasks it wakes.
+/// How many of one store's effect tasks could make progress right now: what `TestClock`
+/// and `TestStore` wait on, so that a test moving time never races the tasks it wakes.
 ///
 /// An effect task counts as active from its spawn to its end, except while it waits for
-/// other effect tasks (a debounce or a concatenation waiting for what it started) or sleeps
-/// on a `TestClock`. When no task is active, every effect is blocked on a test clock: the
-/// system is quiescent, and the clock may move. Cost in production: two relaxed atomic
-/// adds per effect.
-enum EffectActivity {
-  /// Set for the body of every effect task, so a `TestClock` knows which sleepers count.
-  @TaskLocal static var isEffect = false
+/// other effect tasks (a debounce or a concatenation waiting for what it started); it
+/// counts as sleeping while it sleeps on a `TestClock`. When no task is more active than
+/// asleep, every effect of the store is blocked on a test clock: the store is quiescent and
+/// the clock may move. Per store, so tests running in parallel do not wait for each other.
+/// Cost in production: two relaxed atomic adds per effect.
+final class EffectActivity: Sendable {
+  /// The activity of the store whose effect is running, for `TestClock.sleep`.
+  @TaskLocal static var current: EffectActivity?
 
-  private static let active = Atomic<Int>(0)
-  private static let sleeping = Atomic<Int>(0)
+  private let active = Atomic<Int>(0)
+  private let sleeping = Atomic<Int>(0)
 
-  static func began() { active.add(1, ordering: .relaxed) }
-  static func ended() { active.subtract(1, ordering: .relaxed) }
-  static func beganSleeping() { sleeping.add(1, ordering: .relaxed) }
-  static func endedSleeping() { sleeping.subtract(1, ordering: .relaxed) }
+  func began() { active.add(1, ordering: .relaxed) }
+  func ended() { active.subtract(1, ordering: .relaxed) }
+  func beganSleeping() { sleeping.add(1, ordering: .relaxed) }
+  func endedSleeping() { sleeping.subtract(1, ordering: .relaxed) }
 
-  /// Whether every effect task is finished, waiting for other effects, or asleep on a test
-  /// clock.
-  static var isQuiescent: Bool {
+  var isQuiescent: Bool {
     active.load(ordering: .relaxed) <= sleeping.load(ordering: .relaxed)
+  }
+
+  /// The longest a test waits, in real time, for effects to block again; effects blocked on
+  /// something other than a test clock (a real network call) end the wait this way.
+  static let settleLimit = Duration.seconds(3)
+
+  /// Waits until every activity in `activities` is quiescent (a few yields in a row).
+  static func settle(_ activities: [EffectActivity]) async {
+    let deadline = ContinuousClock.now.advanced(by: settleLimit)
+    var quietRounds = 0
+    var rounds = 0
+    while quietRounds < 4 && ContinuousClock.now < deadline {
+      // Yield first; past a few hundred rounds something is blocked on the outside world:
+      // poll gently instead of spinning against the tasks being waited for.
+      rounds += 1
+      if rounds < 300 {
+        await Task.yield()
+      } else {
+        try? await Task.sleep(for: .milliseconds(1))
+      }
+      quietRounds = activities.allSatisfy(\.isQuiescent) ? quietRounds + 1 : 0
+    }
   }
 }

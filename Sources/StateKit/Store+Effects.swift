@@ -111,9 +111,9 @@ extension Store {
   /// Waits for effect tasks from inside another one, which meanwhile is not active.
   private func waitFor(_ tasks: [Task<Void, Never>]) async {
     guard !tasks.isEmpty else { return }
-    EffectActivity.ended()
+    activity.ended()
     for task in tasks { await task.value }
-    EffectActivity.began()
+    activity.began()
   }
 
   private func spawn(
@@ -124,10 +124,11 @@ extension Store {
     let key = nextEffectKey
     // The task cannot run before this method returns (we hold the main actor), so it is
     // registered before it can finish.
-    EffectActivity.began()
+    let activity = self.activity
+    activity.began()
     let task = Task(priority: priority) { [weak self] in
-      await EffectActivity.$isEffect.withValue(true) { await body() }
-      EffectActivity.ended()
+      await EffectActivity.$current.withValue(activity) { await body() }
+      activity.ended()
       self?.finished(key)
     }
     running[key] = RunningEffect(task: task, ids: context.ids, transaction: context.transaction)
@@ -162,6 +163,14 @@ extension Store {
   /// actually end, so `settled` still means "nothing of it is running".
   func cancel(_ id: EffectID) {
     for key in effectsByID[id] ?? [] { running[key]?.task.cancel() }
+  }
+
+  /// For tests: waits (within a few seconds of real time) until every effect of this store
+  /// is finished or asleep on a `TestClock`. `TestStore` does it after each step; a test
+  /// driving a plain `Store` calls it after `send` and before `clock.advance`, so that the
+  /// effects just started are already waiting on the clock when time moves.
+  public func settleEffects() async {
+    await EffectActivity.settle([activity])
   }
 
   /// The number of effects running now (`TestStore` fails a test that ends with some).

@@ -40,6 +40,7 @@ public final class Store<F: Feature>: AnyStore {
   var settledWaiters: [Transaction: [CheckedContinuation<Void, Never>]] = [:]
   var idleWaiters: [CheckedContinuation<Void, Never>] = []
   var nextEffectKey: UInt64 = 0
+  let activity = EffectActivity()
 
   /// Called after every reduced action with the action, and whether it came from outside
   /// (`send`) or from an effect; for `TestStore`.

@@ -27,13 +27,15 @@ public final class TestClock: Clock, Sendable {
     var id: UInt64
     var deadline: Instant
     var continuation: CheckedContinuation<Void, any Error>
-    var isEffect: Bool
+    var activity: EffectActivity?
   }
 
   private struct Timeline {
     var now = Instant()
     var sleepers: [Sleeper] = []
     var nextID: UInt64 = 0
+    /// The stores whose effects have slept on this clock: `advance` waits for them.
+    var activities: [ObjectIdentifier: EffectActivity] = [:]
   }
 
   private let timeline = Mutex(Timeline())
@@ -50,27 +52,38 @@ public final class TestClock: Clock, Sendable {
 
   public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
     try Task.checkCancellation()
-    let isEffect = EffectActivity.isEffect
+    let activity = EffectActivity.current
     let id = timeline.withLock { timeline -> UInt64 in
       timeline.nextID += 1
       return timeline.nextID
     }
     try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in
+        // Checked under the lock: a cancellation handler that ran before this point found
+        // no sleeper to resume, so this one must not wait.
         let ready = timeline.withLock { timeline -> Bool in
-          if deadline <= timeline.now { return true }
+          if deadline <= timeline.now || Task.isCancelled { return true }
           timeline.sleepers.append(
-            Sleeper(id: id, deadline: deadline, continuation: continuation, isEffect: isEffect))
-          if isEffect { EffectActivity.beganSleeping() }
+            Sleeper(id: id, deadline: deadline, continuation: continuation, activity: activity))
+          if let activity {
+            activity.beganSleeping()
+            timeline.activities[ObjectIdentifier(activity)] = activity
+          }
           return false
         }
-        if ready { continuation.resume() }
+        if ready {
+          if Task.isCancelled {
+            continuation.resume(throwing: CancellationError())
+          } else {
+            continuation.resume()
+          }
+        }
       }
     } onCancel: {
       let sleeper = timeline.withLock { timeline -> Sleeper? in
         guard let index = timeline.sleepers.firstIndex(where: { $0.id == id }) else { return nil }
         let sleeper = timeline.sleepers.remove(at: index)
-        if sleeper.isEffect { EffectActivity.endedSleeping() }
+        sleeper.activity?.endedSleeping()
         return sleeper
       }
       sleeper?.continuation.resume(throwing: CancellationError())
@@ -81,13 +94,13 @@ public final class TestClock: Clock, Sendable {
   /// letting each woken task run (and maybe sleep again) before moving on.
   public func advance(by duration: Duration = .zero) async {
     let target = now.advanced(by: duration)
-    await Self.settle()
+    await settle()
     while let sleeper = popSleeper(dueBy: target) {
       sleeper.continuation.resume()
-      await Self.settle()
+      await settle()
     }
     timeline.withLock { $0.now = max($0.now, target) }
-    await Self.settle()
+    await settle()
   }
 
   /// Moves time forward to `instant`.
@@ -99,7 +112,7 @@ public final class TestClock: Clock, Sendable {
   /// way to run a retry loop or a timer to its end.
   public func run(limit: Duration = .seconds(86_400)) async {
     let end = now.advanced(by: limit)
-    await Self.settle()
+    await settle()
     while let next = timeline.withLock({ $0.sleepers.map(\.deadline).min() }), next <= end {
       await advance(to: next)
     }
@@ -114,27 +127,19 @@ public final class TestClock: Clock, Sendable {
         timeline.sleepers[index].deadline <= target
       else { return nil }
       let sleeper = timeline.sleepers.remove(at: index)
-      if sleeper.isEffect { EffectActivity.endedSleeping() }
+      sleeper.activity?.endedSleeping()
       timeline.now = max(timeline.now, sleeper.deadline)
       return sleeper
     }
   }
 
-  /// Waits until every effect task is blocked again (finished, waiting for other effects,
-  /// or asleep on a test clock), so time never moves under a task that is still running.
-  /// Effects blocked on something else (a real network call) end the wait after
-  /// `settleLimit` of real time.
-  static func settle() async {
-    let deadline = ContinuousClock.now.advanced(by: settleLimit)
-    var quietRounds = 0
-    while quietRounds < 4 && ContinuousClock.now < deadline {
-      await Task.yield()
-      quietRounds = EffectActivity.isQuiescent ? quietRounds + 1 : 0
-    }
+  /// Waits until the effects of every store that sleeps on this clock are blocked again
+  /// (finished, or asleep on a test clock), so time never moves under a running task. A
+  /// few plain yields first let tasks spawned just now start.
+  private func settle() async {
+    for _ in 0..<8 { await Task.yield() }
+    await EffectActivity.settle(timeline.withLock { Array($0.activities.values) })
   }
-
-  /// The longest `advance` waits, in real time, for effects to block again.
-  static let settleLimit = Duration.seconds(2)
 }
 
 extension TestClock.Instant: Comparable {}

@@ -103,6 +103,9 @@ public final class TestStore<F: Feature> where F.Action: Equatable {
     }
     sentState = nil
     store.send(action)
+    // Let the effects it started run to their first sleep, so the test's next
+    // `clock.advance` finds them waiting.
+    await store.settleEffects()
     guard let after = sentState else {
       fail("\(action) was not reduced: the store is closed", sourceLocation: sourceLocation)
       return
@@ -140,6 +143,7 @@ public final class TestStore<F: Feature> where F.Action: Equatable {
         return
       }
       let next = received.removeFirst()
+      await store.settleEffects()
       if matches(next.action) {
         check("receive(\(next.action))", after: next.state, update, sourceLocation)
         return

@@ -172,6 +172,8 @@ import Testing
     store.send(.queryChanged(query: "ca"))
     board.send(.add(id: 1))
     board.send(.ticker(id: 1, action: .start))
+    await store.settleEffects()
+    await board.settleEffects()
     await clock.advance(by: .milliseconds(300))
     #expect(await service.requests == ["ca"])
     #expect(store.inFlightEffectCount == 2)  // the debounce and the request it started

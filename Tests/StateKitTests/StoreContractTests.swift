@@ -112,6 +112,7 @@ import Testing
     let backend = ListBackend(clock: clock, script: [.failure(BackendError()), .success(["x"])])
     let store = try makeStore(Loader(backend: backend, clock: clock))
     let transaction = try store.send(wire: ["type": "load"], cause: nil)
+    await (store as? Store<Loader>)?.settleEffects()
     let settled = Task { await store.settled(transaction) }
     await clock.advance(by: .seconds(1))  // first attempt fails, a retry is scheduled
     await clock.advance(by: .seconds(1))  // backoff
