@@ -49,8 +49,8 @@ final class PatchWalk {
   /// Removes the members of the old object that the new value did not encode (a `nil`
   /// optional, another enum case), in nested containers too.
   private func finish(_ level: WalkLevel) {
-    if level.seen.count < level.old.count {
-      for key in level.old.keys where !level.seen.contains(key) {
+    if !level.encodedEveryOldKey {
+      for (position, key) in level.old.keys.enumerated() where !level.wasEncoded(position) {
         let path = level.path.appending(key)
         invalidateMarks(under: path)
         operations.append(.remove(path: path))
@@ -59,13 +59,15 @@ final class PatchWalk {
     for child in level.children { finish(child) }
   }
 
-  /// A scalar (or a value encoded whole): one operation when it differs.
-  func leaf(_ new: JSON, at path: JSONPointer, old: JSON?) {
+  /// A scalar (or a value encoded whole): one operation when it differs. The path is built
+  /// only then: most leaves are unchanged.
+  func leaf(_ new: JSON, at path: @autoclosure () -> JSONPointer, old: JSON?) {
     guard let old else {
-      operations.append(.add(path: path, value: new))
+      operations.append(.add(path: path(), value: new))
       return
     }
     if old == new { return }
+    let path = path()
     if case .array = old { invalidateMarks(under: path) }
     if case .object = old { invalidateMarks(under: path) }
     operations.append(.replace(path: path, value: new))
@@ -132,7 +134,10 @@ final class PatchWalk {
 final class WalkLevel {
   let path: JSONPointer
   let old: JSONObject
-  var seen: Set<String> = []
+  /// Which old members were encoded again, by position (a bit each for the first 64).
+  private var encodedMask: UInt64 = 0
+  private var encodedBeyondMask: Set<Int> = []
+  private var encodedCount = 0
   var children: [WalkLevel] = []
   /// Set when the value used a container the walk cannot follow; shared with nested levels.
   private let poison: PoisonFlag
@@ -141,6 +146,32 @@ final class WalkLevel {
     self.path = path
     self.old = old
     self.poison = poison
+  }
+
+  /// The old value of member `key`, noting that the new value encodes it.
+  func encoded(_ key: String) -> JSON? {
+    guard let position = old.position(of: key) else { return nil }
+    if position < 64 {
+      let bit = UInt64(1) << UInt64(position)
+      if encodedMask & bit == 0 {
+        encodedMask |= bit
+        encodedCount += 1
+      }
+    } else if encodedBeyondMask.insert(position).inserted {
+      encodedCount += 1
+    }
+    return old.values[position]
+  }
+
+  /// The whole level was replaced by one value: no member is left over.
+  func encodedAll() { encodedCount = old.count }
+
+  var encodedEveryOldKey: Bool { encodedCount >= old.count }
+
+  func wasEncoded(_ position: Int) -> Bool {
+    position < 64
+      ? encodedMask & (UInt64(1) << UInt64(position)) != 0
+      : encodedBeyondMask.contains(position)
   }
 
   var isPoisoned: Bool { poison.isSet }

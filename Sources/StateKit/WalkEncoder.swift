@@ -31,8 +31,7 @@ private struct WalkKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtoco
 
   private func leaf(_ value: JSON, _ key: Key) {
     let name = key.stringValue
-    level.seen.insert(name)
-    walk.leaf(value, at: level.path.appending(name), old: level.old[name])
+    walk.leaf(value, at: level.path.appending(name), old: level.encoded(name))
   }
 
   mutating func encodeNil(forKey key: Key) throws { leaf(.null, key) }
@@ -69,16 +68,14 @@ private struct WalkKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtoco
 
   mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
     let name = key.stringValue
-    level.seen.insert(name)
-    try walk.visit(value, at: level.path.appending(name), old: level.old[name])
+    try walk.visit(value, at: level.path.appending(name), old: level.encoded(name))
   }
 
   mutating func nestedContainer<NestedKey: CodingKey>(
     keyedBy keyType: NestedKey.Type, forKey key: Key
   ) -> KeyedEncodingContainer<NestedKey> {
     let name = key.stringValue
-    level.seen.insert(name)
-    guard case .object(let old)? = level.old[name] else {
+    guard case .object(let old)? = level.encoded(name) else {
       level.poisonWalk()
       return KeyedEncodingContainer(DiscardingKeyedContainer<NestedKey>())
     }
@@ -109,7 +106,7 @@ private struct WalkSingleValueContainer: SingleValueEncodingContainer {
 
   /// The value replaces the whole level: every old member counts as handled.
   private func leaf(_ value: JSON) {
-    level.seen = Set(level.old.keys)
+    level.encodedAll()
     walk.leaf(value, at: level.path, old: .object(level.old))
   }
 
@@ -130,7 +127,7 @@ private struct WalkSingleValueContainer: SingleValueEncodingContainer {
   mutating func encode(_ value: UInt64) throws { leaf(try walk.encoder.encode(value)) }
 
   mutating func encode<T: Encodable>(_ value: T) throws {
-    level.seen = Set(level.old.keys)
+    level.encodedAll()
     try walk.visit(value, at: level.path, old: .object(level.old))
   }
 }
