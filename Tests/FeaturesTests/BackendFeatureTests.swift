@@ -1,0 +1,54 @@
+import Features
+import JSON
+import StateKit
+import StateKitTesting
+import Testing
+
+@MainActor
+@Suite struct BackendFeatureTests {
+  let clock = TestClock()
+
+  @Test func settingsChangeTheViewAndTheActor() async {
+    let backend = testBackend(clock: clock)
+    let store = TestStore(
+      feature: BackendFeature(backend: backend, initial: backend.initialStatus))
+    await store.send(.setOnline(online: false)) { $0.online = false }
+    await store.send(.setLatency(ms: 0)) { $0.latencyMs = 0 }
+    await store.send(.setFailRate(rate: 0.5)) { $0.failRate = 0.5 }
+    await store.finish()
+    let status = await backend.currentStatus
+    #expect((status.online, status.latencyMs, status.failRate) == (false, 0, 0.5))
+  }
+
+  @Test func outOfRangeSettingsAreRefused() {
+    let backend = testBackend(clock: clock)
+    let feature = BackendFeature(backend: backend, initial: backend.initialStatus)
+    #expect(refusal(of: ["type": "setLatency", "ms": -1], by: feature)?.pointer == "/ms")
+    #expect(refusal(of: ["type": "setFailRate", "rate": 1.5], by: feature)?.pointer == "/rate")
+    #expect(refusal(of: ["type": "statusChanged"], by: feature) != nil)
+  }
+
+  @Test func aRemoteEditOfAnUnknownNoteToasts() async {
+    let backend = testBackend(clock: clock)
+    let store = TestStore(
+      feature: BackendFeature(backend: backend, initial: backend.initialStatus))
+    await store.send(.remoteEdit(noteId: "ghost", text: "boo"))
+    await store.receive(.remoteEditMissed(noteId: "ghost"))
+    store.receiveEvents([["type": "toast", "message": "The server has no note ghost."]])
+    await store.finish()
+  }
+
+  @Test func theRegisteredStoreCountsRequestsBeforeTheirReplies() async throws {
+    let backend = Backend(latencyMs: 0, clock: clock)
+    let descriptors = Features.all(backend: backend, clock: clock, wallClock: fixedWallClock)
+    #expect(
+      descriptors.map(\.name)
+        == ["backend", "counter", "users", "cart", "profile", "notes", "navigation"])
+    let descriptor = try #require(descriptors.first { $0.name == "backend" })
+    let store = try descriptor.makeStore("backend", nil, nil)
+    defer { store.close() }
+    _ = try await backend.listUsers()
+    #expect(store.published["requests"] == ["listUsers": 1])
+    #expect(store.version == 1)
+  }
+}
