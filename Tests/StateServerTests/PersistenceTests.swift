@@ -89,6 +89,29 @@ func remove(_ directory: String) {
     #expect(restored?.state == ["name": "name 100"])
   }
 
+  @Test func aBurstIsWrittenOnceTheFlushDelayHasPassed() async throws {
+    let directory = temporaryStateDirectory()
+    defer { remove(directory) }
+    let clock = TestClock()
+    let persistence = Persistence(
+      stateDirectory: directory, flushDelay: .milliseconds(50), clock: clock)
+    let store = FakeStore(id: "notes", feature: "notes", snapshot: ["n": 0])
+    persistence.attach(store, schemaVersion: 1)
+    for n in 1...3 {
+      store.version = UInt64(n)
+      store.snapshot = ["n": .integer(Int64(n))]
+      persistence.changed(storeID: "notes")
+      await clock.advance(by: .milliseconds(10))
+    }
+    #expect(persistence.transactionCount == 0)
+    await clock.advance(by: .milliseconds(20))
+    #expect(persistence.transactionCount == 1)
+    let restored = Persistence(stateDirectory: directory).restore(
+      storeID: "notes", feature: "notes", schemaVersion: 1)
+    #expect(restored?.version == 3)
+    #expect(restored?.state == ["n": 3])
+  }
+
   @Test func flushWithoutChangesWritesNothing() throws {
     let directory = temporaryStateDirectory()
     defer { remove(directory) }

@@ -135,11 +135,12 @@ public final class Persistence {
     guard attached[storeID] != nil else { return }
     if !dirty.contains(storeID) { dirty.append(storeID) }
     guard pendingFlush == nil else { return }
-    let clock = clock
-    let delay = flushDelay
+    // The deadline is taken now, not when the task first runs, so the write is due
+    // `flushDelay` after this change however late the task is scheduled.
+    let wait = clock.waiter(after: flushDelay)
     pendingFlush = Task { [weak self] in
       // A cancelled wait means `flush` already ran: nothing left to do.
-      guard (try? await clock.sleep(for: delay)) != nil else { return }
+      guard (try? await wait()) != nil else { return }
       self?.flush()
     }
   }
@@ -176,5 +177,14 @@ public final class Persistence {
     } catch {
       warn("stateserver: could not save state (\(error)); the last changes are not on disk")
     }
+  }
+}
+
+extension Clock where Duration == Swift.Duration {
+  /// A wait until `delay` from now: the deadline is fixed when this is called, not when the
+  /// returned closure runs.
+  fileprivate func waiter(after delay: Duration) -> @Sendable () async throws -> Void {
+    let deadline = now.advanced(by: delay)
+    return { try await self.sleep(until: deadline, tolerance: nil) }
   }
 }
