@@ -71,7 +71,7 @@ import Testing
     await store.send(.applyCoupon(code: "save10")) {
       $0.coupon = CouponState(status: .applying, code: "SAVE10")
     }
-    await clock.advance(by: .milliseconds(50))
+    await clock.advance(by: .milliseconds(50), once: 1)
     await store.receive(
       .couponApplied(
         code: "SAVE10",
@@ -106,7 +106,7 @@ import Testing
     await store.send(.applyCoupon(code: "FREE")) {
       $0.coupon = CouponState(status: .applying, code: "FREE")
     }
-    await clock.advance(by: .milliseconds(50))
+    await clock.advance(by: .milliseconds(50), once: 1)
     await store.receive(.couponFailed(code: "FREE", message: "This coupon is not valid.")) {
       $0.coupon = CouponState(status: .failed, code: "FREE", message: "This coupon is not valid.")
     }
@@ -122,7 +122,7 @@ import Testing
     await store.send(.applyCoupon(code: "SAVE10")) {
       $0.coupon = CouponState(status: .applying, code: "SAVE10")
     }
-    await clock.advance(by: .milliseconds(50))
+    await clock.advance(by: .milliseconds(50), once: 1)
     await store.receive(.couponFailed(code: "SAVE10", message: message)) {
       $0.coupon = CouponState(status: .failed, code: "SAVE10", message: message)
     }
@@ -138,7 +138,7 @@ import Testing
       $0.coupon = CouponState(status: .applying, code: "SAVE10")
     }
     await store.send(.clearCoupon) { $0.coupon = CouponState() }
-    await clock.run()
+    await clock.run(until: store)
     await store.finish()
   }
 }

@@ -20,9 +20,9 @@ import Testing
     let clock = TestClock()
     let store = TestStore(feature: CounterFeature(clock: clock))
     await store.send(.incrementLater(afterMs: 500))
-    await clock.advance(by: .milliseconds(499))
+    await clock.advance(by: .milliseconds(499), once: 1)
     #expect(store.state.count == 0)
-    await clock.advance(by: .milliseconds(1))
+    await clock.advance(by: .milliseconds(1), once: 1)
     await store.receive(.increment) { $0.count = 1 }
     await store.finish()
   }

@@ -2,6 +2,7 @@ import Features
 import Foundation
 import JSON
 import StateKit
+import StateKitTesting
 
 /// A wall clock stopped at one instant, so timestamps in expected states are known.
 let fixedWallClock = WallClock { Date(timeIntervalSince1970: 1_800_000_000) }
@@ -35,5 +36,31 @@ extension ActionError {
   var pointer: String? {
     if case .invalid(let pointer, _) = self { return pointer }
     return nil
+  }
+}
+
+extension TestClock {
+  /// Runs the clock until `store`'s effects have all finished. One `run()` can return while
+  /// an effect, slowed by a busy machine, has yet to start its next sleep; this runs again
+  /// until nothing is in flight (for at most `limit` of real time).
+  @MainActor
+  func run<F: Feature>(until store: TestStore<F>, limit: Duration = .seconds(20)) async {
+    let deadline = ContinuousClock.now.advanced(by: limit)
+    await run()
+    while store.store.inFlightEffectCount > 0 && ContinuousClock.now < deadline {
+      await Task.yield()
+      await run()
+    }
+  }
+}
+
+extension TestClock {
+  /// Advances by `duration` once at least `sleepers` tasks sleep on this clock (waiting at
+  /// most `limit` of real time): on a busy machine, with tests running in parallel, an effect
+  /// can start its sleep after `advance` already moved time past it.
+  func advance(by duration: Duration, once sleepers: Int, limit: Duration = .seconds(10)) async {
+    let deadline = ContinuousClock.now.advanced(by: limit)
+    while sleeperCount < sleepers && ContinuousClock.now < deadline { await Task.yield() }
+    await advance(by: duration)
   }
 }

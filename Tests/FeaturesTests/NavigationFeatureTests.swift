@@ -34,7 +34,7 @@ import Testing
       $0.users.load.status = .loading
     }
     #expect(store.state.path.isEmpty)  // not before the user exists
-    await clock.advance(by: .milliseconds(50))
+    await clock.advance(by: .milliseconds(50), once: 1)
     await store.receive(users(.loaded(users: all))) {
       $0.users.load = LoadState(status: .loaded, lastUpdated: fixedTimestamp)
       $0.users.users = IdentifiedArray(all)
@@ -81,7 +81,7 @@ import Testing
       $0.pendingUserId = 42
       $0.users.load.status = .loading
     }
-    await clock.run()
+    await clock.run(until: store)
     let message = "Could not load users. Please try again."
     await store.receive(users(.loadFailed(message: message, recoverable: true))) {
       $0.users.load.status = .failed
@@ -119,7 +119,7 @@ import Testing
       $0.users.selectedId = nil
       $0.path = []
     }
-    await clock.run()
+    await clock.run(until: store)
     await store.finish()
   }
 

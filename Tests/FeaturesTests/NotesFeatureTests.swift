@@ -62,7 +62,7 @@ import Testing
     let feature = feature(backend)
     let store = TestStore(feature: feature, initialState: state)
     await store.send(.sync) { $0.sync.status = .syncing }
-    await clock.run()
+    await clock.run(until: store)
     await store.receive(.uploaded(id: "a", text: "one", serverId: "srv-1", revision: 1)) {
       $0.baseRevisions["a"] = 1
       $0.update("a") {
@@ -106,7 +106,7 @@ import Testing
     state.insert(note("a", "one"))
     let store = TestStore(feature: feature(backend), initialState: state)
     await store.send(.sync) { $0.sync.status = .syncing }
-    await clock.run()
+    await clock.run(until: store)
     await store.receive(.uploadFailed(id: "a")) { $0.update("a") { $0.syncStatus = .failed } }
     await store.receive(.syncFinished(failures: 1)) {
       $0.sync.status = .failed
@@ -131,7 +131,7 @@ import Testing
       }
     }
     await store.send(.sync) { $0.sync.status = .syncing }
-    await clock.run()
+    await clock.run(until: store)
     await store.receive(.conflicted(id: "note-1", serverText: "theirs", revision: 2)) {
       $0.baseRevisions["note-1"] = 2
       $0.update("note-1") {
@@ -154,7 +154,7 @@ import Testing
       }
     }
     await store.send(.sync) { $0.sync.status = .syncing }
-    await clock.run()
+    await clock.run(until: store)
     await store.receive(
       .uploaded(id: "note-1", text: "mine, edited", serverId: "srv-1", revision: 3)
     ) {
@@ -190,9 +190,9 @@ import Testing
     state.insert(note("a", "first"))
     let store = TestStore(feature: feature(backend), initialState: state)
     await store.send(.sync) { $0.sync.status = .syncing }
-    await clock.advance(by: .milliseconds(10))
+    await clock.advance(by: .milliseconds(10), once: 1)
     await store.send(.edit(id: "a", text: "second")) { $0.update("a") { $0.text = "second" } }
-    await clock.run()
+    await clock.run(until: store)
     await store.receive(.uploaded(id: "a", text: "first", serverId: "srv-1", revision: 1)) {
       $0.baseRevisions["a"] = 1
       $0.update("a") { $0.serverId = "srv-1" }
@@ -214,7 +214,7 @@ import Testing
       $0.pendingDeletes = ["srv-1"]
     }
     await store.send(.sync) { $0.sync.status = .syncing }
-    await clock.run()
+    await clock.run(until: store)
     await store.receive(.deleteConfirmed(serverId: "srv-1")) { $0.pendingDeletes = [] }
     await store.receive(.syncFinished(failures: 0)) {
       $0.sync = .init(status: .idle, lastSyncedAt: fixedTimestamp)
@@ -234,7 +234,7 @@ import Testing
     for n in 1...5 { await store.send(.add(text: "note \(n)")) }
     expectConsistent()
     await store.send(.sync)
-    await clock.run()
+    await clock.run(until: store)
     await store.finish()
     expectConsistent()
     #expect(store.state.pending == 0)

@@ -22,7 +22,7 @@ import Testing
     let users = await sampleUsers()
     let store = TestStore(feature: feature(testBackend(clock: clock)))
     await store.send(.load) { $0.load.status = .loading }
-    await clock.advance(by: .milliseconds(50))
+    await clock.advance(by: .milliseconds(50), once: 1)
     await store.receive(.loaded(users: users)) {
       $0.load = LoadState(status: .loaded, lastUpdated: fixedTimestamp)
       $0.users = IdentifiedArray(users)
@@ -37,7 +37,7 @@ import Testing
     let backend = testBackend(clock: clock, failRate: 1)
     let store = TestStore(feature: feature(backend), initialState: loadedState(users))
     await store.send(.refresh) { $0.load.status = .loading }
-    await clock.run()
+    await clock.run(until: store)
     await store.receive(
       .loadFailed(message: "Could not load users. Please try again.", recoverable: true)
     ) {
@@ -62,7 +62,7 @@ import Testing
       $0.load.status = .loading
       $0.load.error = nil
     }
-    await clock.advance(by: .milliseconds(50))
+    await clock.advance(by: .milliseconds(50), once: 1)
     await store.receive(.loaded(users: users)) {
       $0.load = LoadState(status: .loaded, lastUpdated: fixedTimestamp)
       $0.users = IdentifiedArray(users)
@@ -85,9 +85,9 @@ import Testing
     let backend = testBackend(clock: clock)
     let store = TestStore(feature: feature(backend))
     await store.send(.load) { $0.load.status = .loading }
-    await clock.advance(by: .milliseconds(30))
+    await clock.advance(by: .milliseconds(30), once: 1)
     await store.send(.refresh)
-    await clock.advance(by: .milliseconds(100))
+    await clock.advance(by: .milliseconds(100), once: 1)
     // One answer only: the first load was cancelled mid-flight.
     await store.receive(.loaded(users: users)) {
       $0.load = LoadState(status: .loaded, lastUpdated: fixedTimestamp)
@@ -106,13 +106,13 @@ import Testing
       $0.query = "c"
       $0.searching = true
     }
-    await clock.advance(by: .milliseconds(200))
+    await clock.advance(by: .milliseconds(200), once: 1)
     await store.send(.search(query: "ca")) { $0.query = "ca" }
-    await clock.advance(by: .milliseconds(200))
+    await clock.advance(by: .milliseconds(200), once: 1)
     await store.send(.search(query: "carla")) { $0.query = "carla" }
-    await clock.advance(by: .milliseconds(299))
+    await clock.advance(by: .milliseconds(299), once: 1)
     #expect(await backend.currentStatus.requests["searchUsers"] == nil)
-    await clock.advance(by: .milliseconds(1 + 50))
+    await clock.advance(by: .milliseconds(1 + 50), once: 1)
     let carlas = users.filter { $0.matches("carla") }
     await store.receive(.searchAnswered(query: "carla", users: carlas)) {
       $0.searching = false
@@ -130,9 +130,9 @@ import Testing
       $0.query = "ca"
       $0.searching = true
     }
-    await clock.advance(by: .milliseconds(300))  // "ca" is now in flight for 1 s
+    await clock.advance(by: .milliseconds(300), once: 1)  // "ca" is now in flight for 1 s
     await store.send(.search(query: "callum")) { $0.query = "callum" }
-    await clock.run()
+    await clock.run(until: store)
     let callums = users.filter { $0.matches("callum") }
     await store.receive(.searchAnswered(query: "callum", users: callums)) {
       $0.searching = false
@@ -160,7 +160,7 @@ import Testing
       $0.searching = false
       $0.results = IdentifiedArray(users)
     }
-    await clock.run()
+    await clock.run(until: store)
     #expect(await backend.currentStatus.requests["searchUsers"] == nil)
     await store.finish()
   }
@@ -173,7 +173,7 @@ import Testing
       $0.query = "rossi"
       $0.searching = true
     }
-    await clock.run()
+    await clock.run(until: store)
     await store.receive(.searchFailed(query: "rossi")) {
       $0.searching = false
       $0.results = IdentifiedArray(users.filter { $0.matches("rossi") })
@@ -207,7 +207,7 @@ import Testing
       $0.results.remove(id: 1)
       $0.selectedId = nil
     }
-    await clock.run()
+    await clock.run(until: store)
     #expect(await backend.currentStatus.requests["deleteUser"] == 1)
     await store.finish()
   }
