@@ -135,7 +135,8 @@ extension Effect {
           await handler(error, Send<Action> { action in send(transformAction(action)) })
         }
       }
-      return Effect<A, E>(.run(priority: priority, operation: mappedOperation, catch: mappedHandler))
+      return Effect<A, E>(
+        .run(priority: priority, operation: mappedOperation, catch: mappedHandler))
     case .cancel(let id): return Effect<A, E>(.cancel(id))
     case .cancelMatching(let matches): return Effect<A, E>(.cancelMatching(matches))
     case .cancellable(let id, let cancelInFlight, let inner):
@@ -148,8 +149,7 @@ extension Effect {
   }
 
   /// The same effect with its actions turned into another action type.
-  public func map<A: Sendable>(_ transform: @escaping @Sendable (Action) -> A) -> Effect<A, Event>
-  {
+  public func map<A: Sendable>(_ transform: @escaping @Sendable (Action) -> A) -> Effect<A, Event> {
     map(action: transform, event: { $0 })
   }
 

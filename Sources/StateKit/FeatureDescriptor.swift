@@ -17,7 +17,9 @@ public struct FeatureDescriptor: Sendable {
   /// `restoring` a persisted snapshot (private state and version). Throws `ActionError.invalid`
   /// when either does not decode.
   public var makeStore:
-    @MainActor @Sendable (_ id: String, _ initial: JSON?, _ restoring: (state: JSON, version: UInt64)?)
+    @MainActor @Sendable (
+      _ id: String, _ initial: JSON?, _ restoring: (state: JSON, version: UInt64)?
+    )
       throws(ActionError) -> any AnyStore
 
   public init(

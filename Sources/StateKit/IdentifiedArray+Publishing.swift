@@ -45,7 +45,8 @@ extension IdentifiedArray: PublishableCollection where Element: Encodable {
         if !shifted && !updated.insert(index).inserted { continue }
         let new = try walk.encoder.encode(element)
         if !shifted {
-          walk.append(JSONPatch.diff(from: published[index], to: new), under: path.appending(index: index))
+          walk.append(
+            JSONPatch.diff(from: published[index], to: new), under: path.appending(index: index))
         } else {
           walk.append(.replace(path: path.appending(index: index), value: new))
         }

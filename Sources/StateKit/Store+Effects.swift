@@ -35,24 +35,26 @@ extension Store {
       }
       return []
     case .run(let priority, let operation, let handler):
-      return [spawn(priority: priority, in: context) { [weak self] in
-        let send = Send<F.Action> { action in
-          self?.enqueue(action, context, fromEffect: true)
-        }
-        // A task cancelled before it first ran never starts its work.
-        guard !Task.isCancelled else { return }
-        do {
-          try await operation(send)
-        } catch {
-          // Cancellation is how the newest request wins, never a failure to report.
-          if error is CancellationError || Task.isCancelled { return }
-          if let handler {
-            await handler(error, send)
-          } else {
-            report("an effect of \(F.name) threw \(error) and has no catch handler")
+      return [
+        spawn(priority: priority, in: context) { [weak self] in
+          let send = Send<F.Action> { action in
+            self?.enqueue(action, context, fromEffect: true)
+          }
+          // A task cancelled before it first ran never starts its work.
+          guard !Task.isCancelled else { return }
+          do {
+            try await operation(send)
+          } catch {
+            // Cancellation is how the newest request wins, never a failure to report.
+            if error is CancellationError || Task.isCancelled { return }
+            if let handler {
+              await handler(error, send)
+            } else {
+              report("an effect of \(F.name) threw \(error) and has no catch handler")
+            }
           }
         }
-      }]
+      ]
     case .cancel(let id):
       cancel(id)
       return []
@@ -68,15 +70,17 @@ extension Store {
       cancel(id)
       var innerContext = context
       innerContext.ids.append(id)
-      return [spawn(priority: nil, in: innerContext) { [weak self] in
-        do {
-          try await sleep(on: clock, for: duration)
-        } catch {
-          return
+      return [
+        spawn(priority: nil, in: innerContext) { [weak self] in
+          do {
+            try await sleep(on: clock, for: duration)
+          } catch {
+            return
+          }
+          guard let self, !Task.isCancelled else { return }
+          await self.run(inner, in: innerContext)
         }
-        guard let self, !Task.isCancelled else { return }
-        await self.run(inner, in: innerContext)
-      }]
+      ]
     case .merge(let effects):
       return effects.flatMap { start($0, in: context) }
     case .concatenate(let effects):
@@ -87,14 +91,16 @@ extension Store {
         let tasks = start(effect, in: context)
         guard tasks.isEmpty else {
           let rest = effects[(index + 1)...]
-          return [spawn(priority: nil, in: context) { [weak self] in
-            guard let self else { return }
-            await self.waitFor(tasks)
-            for effect in rest {
-              guard !Task.isCancelled else { return }
-              await self.run(effect, in: context)
+          return [
+            spawn(priority: nil, in: context) { [weak self] in
+              guard let self else { return }
+              await self.waitFor(tasks)
+              for effect in rest {
+                guard !Task.isCancelled else { return }
+                await self.run(effect, in: context)
+              }
             }
-          }]
+          ]
         }
       }
       return []

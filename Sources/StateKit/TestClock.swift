@@ -120,7 +120,8 @@ public final class TestClock: Clock, Sendable {
 
   private func popSleeper(dueBy target: Instant) -> Sleeper? {
     timeline.withLock { timeline -> Sleeper? in
-      guard let index = timeline.sleepers.indices.min(by: {
+      guard
+        let index = timeline.sleepers.indices.min(by: {
           (timeline.sleepers[$0].deadline, timeline.sleepers[$0].id)
             < (timeline.sleepers[$1].deadline, timeline.sleepers[$1].id)
         }),

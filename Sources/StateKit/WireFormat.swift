@@ -16,7 +16,8 @@ public enum WireFormat {
     _ type: Action.Type, from wire: JSON, allowed: Set<String>? = nil
   ) throws(ActionError) -> Action {
     guard case .object(var fields) = wire else {
-      throw .invalid(pointer: "", reason: "expected an object with a \"type\", got \(wire.kindDescription)")
+      throw .invalid(
+        pointer: "", reason: "expected an object with a \"type\", got \(wire.kindDescription)")
     }
     guard let typeValue = fields["type"] else {
       throw .invalid(pointer: "/type", reason: "missing: expected a string naming the action")
@@ -31,7 +32,8 @@ public enum WireFormat {
     }
     fields.removeValue(forKey: "type")
     do {
-      return try JSONValueDecoder().decode(Action.self, from: .object(JSONObject([(name, .object(fields))])))
+      return try JSONValueDecoder().decode(
+        Action.self, from: .object(JSONObject([(name, .object(fields))])))
     } catch {
       // Swift's enum decoding fails at the root when no case has this name.
       if error.pointer.isEmpty {
@@ -47,7 +49,8 @@ public enum WireFormat {
   }
 
   /// Decodes a wire event or action without a public check (for clients and tests).
-  public static func decode<Value: Decodable>(_ type: Value.Type, from wire: JSON) throws(ActionError)
+  public static func decode<Value: Decodable>(_ type: Value.Type, from wire: JSON)
+    throws(ActionError)
     -> Value
   {
     try decodeAction(type, from: wire, allowed: nil)
@@ -72,7 +75,7 @@ public enum WireFormat {
     return .object(fields)
   }
 
-  /// The case names of a wire object, `nil` unless it is an object with a string `type`.
+  /// The `type` of a wire object, `nil` unless it is an object with a string `type`.
   public static func typeName(of wire: JSON) -> String? {
     wire["type"]?.stringValue
   }

@@ -158,8 +158,7 @@ public final class TestStore<F: Feature> where F.Action: Equatable {
   }
 
   /// Checks that the next events emitted, as wire objects in order, are `expected`.
-  public func receiveEvents(_ expected: [JSON], sourceLocation: SourceLocation = #_sourceLocation)
-  {
+  public func receiveEvents(_ expected: [JSON], sourceLocation: SourceLocation = #_sourceLocation) {
     let got = Array(events.prefix(expected.count))
     events.removeFirst(got.count)
     if got != expected {

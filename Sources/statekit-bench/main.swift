@@ -37,9 +37,11 @@ struct Catalog: Feature {
   static let publicActions = ["bump"]
   let size: Int
   var initialState: State {
-    State(items: IdentifiedArray((0..<size).map {
-      Item(id: $0, title: "item \($0)", quantity: 0, done: false)
-    }))
+    State(
+      items: IdentifiedArray(
+        (0..<size).map {
+          Item(id: $0, title: "item \($0)", quantity: 0, done: false)
+        }))
   }
   func reduce(into state: inout State, action: Action) -> Effect<Action, Never> {
     switch action {

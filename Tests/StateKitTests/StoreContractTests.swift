@@ -51,7 +51,10 @@ import Testing
 
   @Test func anUnknownOrInternalTypeIsRefused() throws {
     let store = try makeStore(Counter())
-    #expect(throws: ActionError.refused(type: "reset", reason: "\"reset\" is not an action clients may send")) {
+    #expect(
+      throws: ActionError.refused(
+        type: "reset", reason: "\"reset\" is not an action clients may send")
+    ) {
       try store.send(wire: ["type": "reset"], cause: nil)
     }
     #expect {
