@@ -15,7 +15,7 @@ trap 'rm -rf "$work"' EXIT
 
 python3 bench/json/make_lines.py "$lines" >"$work/lines.ndjson"
 cc -O2 -o "$work/jansson_roundtrip" bench/json/jansson_roundtrip.c -ljansson
-swift build -c release --disable-index-store --product json-tool >"$work/build.log" 2>&1 || {
+swift build ${SWIFT_RELEASE_FLAGS:--c release --disable-index-store --static-swift-stdlib} --product json-tool >"$work/build.log" 2>&1 || {
   cat "$work/build.log" >&2
   exit 1
 }

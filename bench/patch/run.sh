@@ -13,7 +13,7 @@ tool=${JSON_TOOL_BIN:-}
 if [ -z "$tool" ]; then
   log=$(mktemp)
   trap 'rm -f "$log"' EXIT
-  swift build -c release --disable-index-store --product json-tool >"$log" 2>&1 || {
+  swift build ${SWIFT_RELEASE_FLAGS:--c release --disable-index-store --static-swift-stdlib} --product json-tool >"$log" 2>&1 || {
     cat "$log" >&2
     exit 1
   }

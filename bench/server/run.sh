@@ -10,7 +10,7 @@ root="$(cd "$here/../.." && pwd)"
 shared="${STATESERVER_SHARED:-$root/../shared}"
 bin="${STATESERVER_BIN:-$root/.build/release/stateserver}"
 if [ ! -x "$bin" ]; then
-  (cd "$root" && swift build -c release --disable-index-store --product stateserver)
+  (cd "$root" && swift build ${SWIFT_RELEASE_FLAGS:--c release --disable-index-store --static-swift-stdlib} --product stateserver)
 fi
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT

@@ -4,5 +4,5 @@
 # (target: at most 10x). Run from anywhere; builds the release benchmark first.
 set -eu
 cd "$(dirname "$0")/../.."
-swift build -c release --disable-index-store --product statekit-bench >&2
+swift build ${SWIFT_RELEASE_FLAGS:--c release --disable-index-store --static-swift-stdlib} --product statekit-bench >&2
 exec .build/release/statekit-bench
