@@ -164,6 +164,20 @@ import Testing
     await store.finish()
   }
 
+  @Test func childEffectsAreCancelledEvenWhenTheChangeLogOverflows() async {
+    let clock = TestClock()
+    let store = TestStore(feature: Board(clock: clock), exhaustivity: .off)
+    await store.send(.add(id: 1))
+    await store.send(.add(id: 2))
+    await store.send(.ticker(id: 1, action: .start))
+    await store.send(.ticker(id: 2, action: .start))
+    #expect(store.store.inFlightEffectCount == 2)
+    await store.send(.rebuild(count: 600))
+    await store.finish()
+    #expect(store.store.inFlightEffectCount == 0)
+    #expect(store.state.tickers.count == 600)
+  }
+
   @Test func closingAStoreCancelsEverything() async {
     let clock = TestClock()
     let service = SearchService(clock: clock, delays: ["ca": .seconds(10)])

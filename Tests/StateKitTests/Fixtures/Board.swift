@@ -48,6 +48,9 @@ struct Board: Feature {
     case remove(id: Int)
     case ticker(id: Int, action: Ticker.Action)
     case counter(action: Counter.Action)
+    /// Removes every ticker one by one and adds `count` new ones: more changes in one action
+    /// than the change log keeps.
+    case rebuild(count: Int)
   }
   enum Event: Codable, Equatable, Sendable {
     case counter(event: Counter.Event)
@@ -85,6 +88,9 @@ struct Board: Feature {
         state.tickers.append(Ticker.State(id: id))
       case .remove(let id):
         state.tickers.remove(id: id)
+      case .rebuild(let count):
+        while let first = state.tickers.first { state.tickers.remove(id: first.id) }
+        for id in 100..<(100 + count) { state.tickers.append(Ticker.State(id: id)) }
       case .ticker, .counter:
         break
       }
@@ -94,6 +100,6 @@ struct Board: Feature {
 
   static let allActions: [Action] = [
     .add(id: 1), .remove(id: 1), .ticker(id: 1, action: .start), .ticker(id: 2, action: .tick),
-    .counter(action: .set(value: 2)),
+    .counter(action: .set(value: 2)), .rebuild(count: 3),
   ]
 }
