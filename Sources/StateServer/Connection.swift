@@ -283,8 +283,9 @@ final class Connection {
   /// output produced outside one (effects, replies resolved later).
   func commit() {
     guard !uncommitted.isEmpty else { return }
-    output.append(uncommitted) { compact(&$0) }
-    uncommitted.removeAll(keepingCapacity: true)
+    let lines = uncommitted
+    uncommitted = []  // the queue keeps the buffer; the next batch starts a new one
+    output.append(lines) { compact(&$0) }
   }
 
   /// Replaces a merged patch's operations by the subscribed value itself once they outweigh it,

@@ -55,7 +55,8 @@ final class OutputQueue: @unchecked Sendable {
         if case .patch = line { continue }
         messageCount += 1
       }
-      lines.append(contentsOf: batch)
+      // Usually the writer has taken everything: then the batch becomes the queue, no copy.
+      if lines.isEmpty { lines = batch } else { lines.append(contentsOf: batch) }
       return
     }
     var added: [String: [String: Int]] = [:]
