@@ -10,11 +10,16 @@
 ///   .parse(CommandLine.arguments.dropFirst(), into: AppOptions()) { ... }
 /// ```
 public struct CommandLineInterface<Options>: Sendable {
+  /// The program's name, as in messages (`stateserver: unknown option ...`).
   public var name: String
+  /// Printed by `--version`.
   public var version: String
+  /// The first line of `--help`.
   public var summary: String
+  /// Every flag, in the order `--help` lists them.
   public var flags: [Flag<Options>]
 
+  /// A command line of `flags`; `--help` and `--version` are always understood.
   public init(name: String, version: String, summary: String, flags: [Flag<Options>]) {
     self.name = name
     self.version = version
@@ -32,6 +37,8 @@ public struct CommandLineInterface<Options>: Sendable {
     case usageError(String)
   }
 
+  /// Reads `arguments` (without the program name) into `options`, starting from the
+  /// defaults it holds; `--flag value` and `--flag=value` are both accepted.
   public func parse<Arguments: Sequence<String>>(_ arguments: Arguments, into options: Options)
     -> Outcome
   {
@@ -63,6 +70,7 @@ public struct CommandLineInterface<Options>: Sendable {
     return .run(options)
   }
 
+  /// The `--help` text: the summary, then one aligned line per flag.
   public var help: String {
     var text = "\(summary)\n\nUsage: \(name) [options]\n\nOptions:\n"
     let rows =
@@ -87,11 +95,16 @@ public struct CommandLineInterface<Options>: Sendable {
 /// One command-line flag: its name, the placeholder of its value (nil for a switch), a line of
 /// help, and how it changes the options.
 public struct Flag<Options>: Sendable {
+  /// `--name`, as typed.
   public var name: String
+  /// The placeholder of the value in `--help` (`SECONDS`); nil for a switch without value.
   public var valueName: String?
+  /// One line for `--help`.
   public var help: String
+  /// Stores the value (`""` for a switch) into the options, or throws a usage error.
   public var apply: @Sendable (inout Options, String) throws(UsageError) -> Void
 
+  /// A flag; `valueName` nil makes it a switch.
   public init(
     _ name: String, value valueName: String? = nil, help: String,
     apply: @escaping @Sendable (inout Options, String) throws(UsageError) -> Void
@@ -114,7 +127,9 @@ public struct Flag<Options>: Sendable {
 
 /// A command-line mistake, worded for the person who typed it.
 public struct UsageError: Error, Sendable {
+  /// What was wrong and what would be right, without the program name.
   public var message: String
+  /// A usage error saying `message`.
   public init(_ message: String) { self.message = message }
 }
 

@@ -17,9 +17,11 @@ import JSON
 /// // text: stateserver: warning: notification failed method=dispatch code=-32003
 /// ```
 public struct Log: Sendable {
+  /// How much to say: each level includes those before it.
   public enum Level: Int, Sendable, Comparable, CaseIterable {
     case error, warning, info, debug
 
+    /// The level as `--log-level` spells it.
     public var name: String {
       switch self {
       case .error: "error"
@@ -32,36 +34,43 @@ public struct Log: Sendable {
     public static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
   }
 
+  /// `text`: `stateserver: level: message key=value`; `json`: one object per line.
   public enum Format: String, Sendable, CaseIterable {
     case text, json
   }
 
+  /// Records above this level are dropped.
   public var level: Level
   public var format: Format
 
+  /// A log writing `level` and below in `format`.
   public init(level: Level = .warning, format: Format = .text) {
     self.level = level
     self.format = format
   }
 
+  /// Something failed that a person should look at.
   public func error(
     _ message: @autoclosure () -> String, _ fields: KeyValuePairs<String, String> = [:]
   ) {
     record(.error, message, fields)
   }
 
+  /// Something was refused or degraded (a failed notification, a cancelled effect).
   public func warning(
     _ message: @autoclosure () -> String, _ fields: KeyValuePairs<String, String> = [:]
   ) {
     record(.warning, message, fields)
   }
 
+  /// The server's life: shutdown, signals.
   public func info(
     _ message: @autoclosure () -> String, _ fields: KeyValuePairs<String, String> = [:]
   ) {
     record(.info, message, fields)
   }
 
+  /// Detail for debugging.
   public func debug(
     _ message: @autoclosure () -> String, _ fields: KeyValuePairs<String, String> = [:]
   ) {

@@ -7,10 +7,15 @@ import JSON
 /// throw RPCError.invalidParams(pointer: "/action/quantity", reason: "expected an integer")
 /// ```
 public struct RPCError: Error, Sendable, Equatable {
+  /// One of the codes below (PROTOCOL.md, Errors).
   public var code: Int
+  /// A short fixed text for the code.
   public var message: String
+  /// What was wrong: `reason` always, `pointer` for invalid params, `line`/`column`/`position`
+  /// for a parse error.
   public var data: JSON?
 
+  /// An error with `code`, `message` and optional `data`.
   public init(code: Int, message: String, data: JSON? = nil) {
     self.code = code
     self.message = message
@@ -25,17 +30,29 @@ public struct RPCError: Error, Sendable, Equatable {
   }
 }
 
+/// The codes of PROTOCOL.md: JSON-RPC's standard ones, then the server's.
 extension RPCError {
+  /// The line is not JSON.
   public static let parseErrorCode = -32700
+  /// Not a JSON-RPC request; also a line over the size limit, a duplicate key, an empty batch.
   public static let invalidRequestCode = -32600
+  /// No such method.
   public static let methodNotFoundCode = -32601
+  /// A param (or an action field) is missing, mistyped or refused by validation.
   public static let invalidParamsCode = -32602
+  /// The server failed; the request may not have been carried out.
   public static let internalErrorCode = -32603
+  /// No open store has that id.
   public static let unknownStoreCode = -32001
+  /// No registered feature has that name.
   public static let unknownFeatureCode = -32002
+  /// An unknown action type, or an internal one only the core may send.
   public static let actionRefusedCode = -32003
+  /// `store/open` with an id already in use.
   public static let storeExistsCode = -32004
+  /// The server is draining and takes no new requests.
   public static let shuttingDownCode = -32010
+  /// Answered by `$/cancelRequest` before it completed.
   public static let cancelledCode = -32800
 
   /// A line that is not JSON: `data` locates the problem for the person who wrote it.
