@@ -35,19 +35,19 @@ final class Connection {
   let registry: StoreRegistry
   let options: ServerOptions
   let log: Log
-  private let output: OutputQueue
+  let output: OutputQueue
   var inbox: Inbox?
   private var uncommitted: [Outgoing] = []
   private var inBatch = false
-  private(set) var phase = Phase.serving
+  var phase = Phase.serving
   /// `initialize`'s `subscribe`: whether every store is watched at its root automatically.
   var subscribesToAll = true
   var subscriptions: [String: [Subscription]] = [:]
   /// Requests answered later, by id, so `$/cancelRequest` can find them.
-  private var pending: [JSON: [PendingReply]] = [:]
+  var pending: [JSON: [PendingReply]] = [:]
   var shutdownReplies: [PendingReply] = []
-  private var stopped: CheckedContinuation<Int32, Never>?
-  private var exitCode: Int32?
+  var stopped: CheckedContinuation<Int32, Never>?
+  var exitCode: Int32?
 
   init(registry: StoreRegistry, output: OutputQueue, options: ServerOptions, log: Log) {
     self.registry = registry
@@ -306,54 +306,6 @@ final class Connection {
       whole?.operations.map(\.json) ?? [["op": "replace", "path": "", "value": value]]
     notice.weight = size
     notice.checkedWeight = size
-  }
-
-  // MARK: Lifecycle
-
-  /// Starts the shutdown (end of input, `shutdown`, a signal): refuse new requests, let effects
-  /// finish for up to the drain timeout, cancel the rest, flush persistence and every pending
-  /// line, then stop with status 0.
-  func beginShutdown(reason: String) {
-    guard phase == .serving else { return }
-    phase = .draining
-    inbox?.finish()
-    log.info("shutting down", ["reason": reason])
-    Task { @MainActor in await self.drainAndStop() }
-  }
-
-  private func drainAndStop() async {
-    let stores = registry.openStores
-    let idle = await Gate.waitAtMost(options.drainTimeout) {
-      for store in stores { await store.idle() }
-    }
-    if !idle { log.warning("effects still running after the drain timeout are cancelled") }
-    registry.closeAll()
-    // Closing resolves the "settled" waits; give their replies the same bounded time.
-    let waiting = pending.values.flatMap { $0 }.filter { reply in
-      !reply.isResolved && !shutdownReplies.contains { $0 === reply }
-    }
-    _ = await Gate.waitAtMost(options.drainTimeout) {
-      for reply in waiting { await reply.resolved() }
-    }
-    for reply in waiting { reply.fail(.shuttingDown) }
-    await registry.persistence?.flush()
-    for reply in shutdownReplies { reply.succeed([:]) }
-    commit()
-    output.finish()
-    await output.drained()
-    stop(0)
-  }
-
-  func stop(_ code: Int32) {
-    exitCode = code
-    stopped?.resume(returning: code)
-    stopped = nil
-  }
-
-  /// Returns the exit status once the connection has stopped.
-  func finished() async -> Int32 {
-    if let exitCode { return exitCode }
-    return await withCheckedContinuation { stopped = $0 }
   }
 
   // MARK: Helpers for the methods
