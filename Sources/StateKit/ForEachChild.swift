@@ -22,13 +22,19 @@
 /// ```
 public struct ForEachChild<Parent: Feature, Child: Feature>: Sendable
 where Child.State: Identifiable, Child.State.ID: Sendable {
+  /// The id of one child.
   public typealias ID = Child.State.ID
 
+  /// Where the children's states live in the parent's state.
   public let state: WritableKeyPath<Parent.State, IdentifiedArray<Child.State>> & Sendable
+  /// Where a child's actions (with its id) live in the parent's actions.
   public let action: ActionPath<Parent.Action, (id: ID, action: Child.Action)>
+  /// How a child's event becomes the parent's.
   public let event: @Sendable (Child.Event) -> Parent.Event
+  /// The child feature (its dependencies included), shared by every child.
   public let child: Child
 
+  /// Children of `child` at `state`, addressed through `action`, with events lifted by `event`.
   public init(
     state: WritableKeyPath<Parent.State, IdentifiedArray<Child.State>> & Sendable,
     action: ActionPath<Parent.Action, (id: ID, action: Child.Action)>,

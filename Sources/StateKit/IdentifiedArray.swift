@@ -23,6 +23,7 @@ import Synchronization
 /// and two arrays holding the same lineage object are equal without comparing elements.
 public struct IdentifiedArray<Element: Identifiable & Sendable>: Sendable
 where Element.ID: Sendable {
+  /// The elements' id type.
   public typealias ID = Element.ID
 
   private var elements: [Element]
@@ -180,30 +181,38 @@ where Element.ID: Sendable {
 }
 
 extension IdentifiedArray: RandomAccessCollection {
+  /// The position of the first element (0).
   public var startIndex: Int { 0 }
+  /// The position past the last element.
   public var endIndex: Int { elements.count }
+  /// The element at `position`.
   public subscript(position: Int) -> Element { elements[position] }
 }
 
 extension IdentifiedArray: ExpressibleByArrayLiteral {
+  /// The listed elements, in order.
   public init(arrayLiteral elements: Element...) { self.init(elements) }
 }
 
 extension IdentifiedArray: Equatable where Element: Equatable {
+  /// Equal elements in equal order; O(1) for copies that share a history.
   public static func == (lhs: Self, rhs: Self) -> Bool {
     lhs.isIdentical(to: rhs) || lhs.elements == rhs.elements
   }
 }
 
 extension IdentifiedArray: Hashable where Element: Hashable {
+  /// Hashes the elements in order.
   public func hash(into hasher: inout Hasher) { hasher.combine(elements) }
 }
 
 extension IdentifiedArray: Encodable where Element: Encodable {
+  /// Encodes as a plain array of the elements.
   public func encode(to encoder: any Encoder) throws { try elements.encode(to: encoder) }
 }
 
 extension IdentifiedArray: Decodable where Element: Decodable {
+  /// Decodes a plain array; repeated ids are a decoding error.
   public init(from decoder: any Decoder) throws {
     let decoded = try [Element](from: decoder)
     self.init(decoded)
@@ -216,6 +225,7 @@ extension IdentifiedArray: Decodable where Element: Decodable {
 }
 
 extension IdentifiedArray: CustomStringConvertible {
+  /// The elements, as an array prints them.
   public var description: String { elements.description }
 }
 

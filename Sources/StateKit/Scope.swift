@@ -14,11 +14,16 @@
 /// }
 /// ```
 public struct Scope<Parent: Feature, Child: Feature>: Sendable {
+  /// Where the child's state lives in the parent's state.
   public let state: WritableKeyPath<Parent.State, Child.State> & Sendable
+  /// Where the child's actions live in the parent's actions.
   public let action: ActionPath<Parent.Action, Child.Action>
+  /// How a child's event becomes the parent's.
   public let event: @Sendable (Child.Event) -> Parent.Event
+  /// The child feature, with its dependencies.
   public let child: Child
 
+  /// Embeds `child` at `state`, addressed through `action`, with events lifted by `event`.
   public init(
     state: WritableKeyPath<Parent.State, Child.State> & Sendable,
     action: ActionPath<Parent.Action, Child.Action>,

@@ -182,11 +182,13 @@ extension Store {
   /// The number of effects running now (`TestStore` fails a test that ends with some).
   public var inFlightEffectCount: Int { running.count }
 
+  /// Returns once every effect started by `transaction` (and by what it fed back) ended.
   public func settled(_ transaction: Transaction) async {
     guard !isClosed, liveEffects[transaction] != nil else { return }
     await withCheckedContinuation { settledWaiters[transaction, default: []].append($0) }
   }
 
+  /// Returns once no effect of this store runs.
   public func idle() async {
     guard !isClosed, !running.isEmpty else { return }
     await withCheckedContinuation { idleWaiters.append($0) }

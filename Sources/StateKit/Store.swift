@@ -16,12 +16,16 @@ import JSON
 /// ```
 @MainActor
 public final class Store<F: Feature>: AnyStore {
+  /// The store's id on the wire (the feature's name for its default store).
   public let id: String
+  /// The feature, with its dependencies.
   public let feature: F
   /// The private state. The store holds the only reference to its storage while reducing,
   /// so a reducer editing one element of a large collection edits it in place.
   public private(set) var state: F.State
+  /// 0 for a new store; raised by one for each reduced action that changed the view.
   public private(set) var version: UInt64
+  /// Called with every publication, before `send` returns (see `AnyStore`).
   public var observer: (@MainActor (Publication) -> Void)?
 
   var publisher: ViewPublisher<F.View>
@@ -98,6 +102,7 @@ public final class Store<F: Feature>: AnyStore {
     for effect in running.values { effect.task.cancel() }
   }
 
+  /// The feature's wire name.
   public var featureName: String { F.name }
 
   /// The current view, encoded; kept up to date by applying each publication's patch.
@@ -123,6 +128,7 @@ public final class Store<F: Feature>: AnyStore {
     return transaction
   }
 
+  /// Decodes, checks and reduces a client's action (see `AnyStore.send(wire:cause:)`).
   public func send(wire action: JSON, cause: JSON?) throws(ActionError) -> Transaction {
     let decoded = try WireFormat.decodeAction(F.Action.self, from: action, allowed: publicActions)
     do {

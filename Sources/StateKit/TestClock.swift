@@ -14,12 +14,17 @@ import Synchronization
 public final class TestClock: Clock, Sendable {
   /// A point on a `TestClock`: the time elapsed since the clock was made.
   public struct Instant: InstantProtocol {
+    /// The time elapsed since the clock's origin.
     public var offset: Duration
 
+    /// The instant `offset` after the origin.
     public init(offset: Duration = .zero) { self.offset = offset }
 
+    /// The instant `duration` later.
     public func advanced(by duration: Duration) -> Self { Self(offset: offset + duration) }
+    /// The time from this instant to `other`.
     public func duration(to other: Self) -> Duration { other.offset - offset }
+    /// Whether `lhs` comes first.
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.offset < rhs.offset }
   }
 
@@ -40,16 +45,20 @@ public final class TestClock: Clock, Sendable {
 
   private let timeline = Mutex(Timeline())
 
+  /// A clock whose time starts at `now` and moves only with `advance`.
   public init(now: Instant = Instant()) {
     timeline.withLock { $0.now = now }
   }
 
+  /// The current instant.
   public var now: Instant { timeline.withLock { $0.now } }
+  /// Zero: any duration is honoured exactly.
   public var minimumResolution: Duration { .zero }
 
   /// The number of tasks sleeping on this clock now.
   public var sleeperCount: Int { timeline.withLock { $0.sleepers.count } }
 
+  /// Suspends until `advance` moves time to `deadline`; throws `CancellationError` when cancelled.
   public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
     try Task.checkCancellation()
     let activity = EffectActivity.current

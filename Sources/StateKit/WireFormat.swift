@@ -96,5 +96,6 @@ public enum WireFormat {
 
 /// A value whose `Codable` shape is not an enum's, so it has no wire form.
 public struct WireFormatError: Error, Sendable {
+  /// What was wrong, for a person.
   public var reason: String
 }
