@@ -12,7 +12,7 @@ import JSON
 /// under the probe is `{}` (anything). It never traps: every failure falls back to `{}`.
 enum SchemaProbe {
   /// Nesting past this depth reads empty arrays and absent optionals, so recursive types end.
-  static let depthLimit = 24
+  static let depthLimit = 10
 
   /// The schema of `type`; `sample`, an encoded value of it, lets the probe follow enums.
   static func schema<T: Decodable>(of type: T.Type, sample: JSON? = nil) -> JSON {
