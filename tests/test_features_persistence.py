@@ -49,3 +49,38 @@ def test_a_corrupted_database_is_set_aside_and_the_server_starts(tmp_path):
     assert (tmp_path / aside[0]).read_bytes() == garbage
     with Server(state_dir=tmp_path) as server:
         assert [n["text"] for n in server.state("notes")["notes"]] == ["Fresh start"]
+
+
+def test_a_snapshot_that_does_not_decode_is_set_aside(tmp_path):
+    import sqlite3
+
+    with Server("--latency", "0", state_dir=tmp_path) as server:
+        server.dispatch("notes", {"type": "add", "text": "Will be damaged"})
+        server.dispatch("profile", {"type": "edit", "name": "Kept"})
+        assert server.close() == 0
+    database = sqlite3.connect(tmp_path / "stateserver.sqlite")
+    with database:
+        database.execute("UPDATE snapshots SET state = '[1, 2]' WHERE store = 'notes'")
+    database.close()
+
+    with Server(state_dir=tmp_path) as server:
+        assert server.state("notes")["notes"] == [] and server.version("notes") == 0
+        assert server.state("profile")["draft"] == "Kept"
+        assert server.close() == 0
+        assert "notes" in server.stderr
+    database = sqlite3.connect(tmp_path / "stateserver.sqlite")
+    rows = database.execute("SELECT store, state FROM set_aside").fetchall()
+    database.close()
+    assert rows == [("notes", "[1, 2]")]
+
+
+def test_a_store_opened_with_persist_is_restored_by_id(tmp_path):
+    with Server("--latency", "0", state_dir=tmp_path) as server:
+        server.request("store/open", {"feature": "notes", "store": "trip", "persist": True})
+        server.dispatch("trip", {"type": "add", "text": "Day one"})
+        version = server.version("trip")
+        assert server.close() == 0
+    with Server(state_dir=tmp_path) as server:
+        opened = server.request("store/open", {"feature": "notes", "store": "trip", "persist": True})
+        assert opened["version"] == version
+        assert [n["text"] for n in opened["state"]["notes"]] == ["Day one"]
