@@ -145,3 +145,31 @@ def spawn(stateserver_bin, protocol_schema):
 @pytest.fixture
 def server(spawn):
     return spawn()
+
+
+@pytest.fixture(autouse=True)
+def _check_every_line_of_features_support(request, monkeypatch):
+    """The reference-app tests (tests/features_support.py) spawn servers through their own
+    small client; their output lines are checked against the schema too, so every line any
+    test's server writes is validated. Their `lines` queue is swapped for one that validates
+    what the reader thread puts in it."""
+    support = sys.modules.get("features_support")
+    if support is None:
+        yield
+        return
+    import queue as queue_module
+    import types
+
+    check = SchemaCheck(line_validator(request.getfixturevalue("protocol_schema")))
+
+    class CheckedQueue(queue_module.Queue):
+        def put(self, item, *args, **kwargs):
+            if isinstance(item, bytes):
+                check(item.rstrip(b"\r\n"))
+            super().put(item, *args, **kwargs)
+
+    monkeypatch.setattr(support, "queue", types.SimpleNamespace(
+        Queue=CheckedQueue, Empty=queue_module.Empty))
+    yield
+    assert not check.failures, "lines that do not match schema/protocol.schema.json:\n" + "\n".join(
+        check.failures[:20])
