@@ -12,7 +12,9 @@ final class SnapshotDatabase {
   static let layoutVersion: Int64 = 1
   static let fileName = "stateserver.sqlite"
 
-  private let connection: SQLiteConnection
+  /// `nil` only when not even an in-memory database could be made (memory exhausted): every
+  /// call then fails with an error the caller reports, and the server runs on unpersisted.
+  private let connection: SQLiteConnection?
   /// Where the database lives, or `nil` when it is in memory.
   let path: String?
 
@@ -95,15 +97,10 @@ final class SnapshotDatabase {
     return connection
   }
 
-  private static func openInMemory() -> SQLiteConnection {
-    do {
-      let connection = try SQLiteConnection(path: ":memory:")
-      try connection.execute(layout)
-      return connection
-    } catch {
-      // An in-memory database fails only when memory is exhausted; nothing sensible remains.
-      fatalError("stateserver: cannot create an in-memory SQLite database: \(error)")
-    }
+  private static func openInMemory() -> SQLiteConnection? {
+    let connection = try? SQLiteConnection(path: ":memory:")
+    guard (try? connection?.execute(layout)) != nil else { return nil }
+    return connection
   }
 
   /// Renames the database and its journal files with a timestamp; returns the new name.
@@ -130,9 +127,17 @@ final class SnapshotDatabase {
 
   // MARK: Rows
 
+  private func open() throws(SQLiteError) -> SQLiteConnection {
+    guard let connection else {
+      throw SQLiteError(
+        code: SQLITE_CANTOPEN, message: "no database could be opened, not even in memory")
+    }
+    return connection
+  }
+
   /// The saved snapshot of `store`, if any.
   func load(store: String) throws(SQLiteError) -> Snapshot? {
-    let rows = try connection.query(
+    let rows = try open().query(
       "SELECT feature, schema_version, version, state FROM snapshots WHERE store = ?",
       [.text(store)])
     guard let row = rows.first, row.count == 4, let feature = row[0].text,
@@ -148,6 +153,7 @@ final class SnapshotDatabase {
   func save(_ snapshots: [Snapshot]) throws(SQLiteError) {
     guard !snapshots.isEmpty else { return }
     let now = Self.timestamp()
+    let connection = try open()
     try connection.execute("BEGIN IMMEDIATE")
     do throws(SQLiteError) {
       for snapshot in snapshots {
@@ -171,6 +177,7 @@ final class SnapshotDatabase {
   /// Moves the row of `store` into `set_aside` with `reason`, so the store starts fresh while
   /// the old state stays recoverable by hand.
   func setAside(store: String, reason: String) throws(SQLiteError) {
+    let connection = try open()
     try connection.execute("BEGIN IMMEDIATE")
     do throws(SQLiteError) {
       try connection.query(
@@ -189,7 +196,7 @@ final class SnapshotDatabase {
 
   /// Rows set aside so far, oldest first: `(store, reason)`. For tests and diagnostics.
   func setAsideRows() throws(SQLiteError) -> [(store: String, reason: String)] {
-    try connection.query("SELECT store, reason FROM set_aside ORDER BY rowid").compactMap { row in
+    try open().query("SELECT store, reason FROM set_aside ORDER BY rowid").compactMap { row in
       guard let store = row[0].text, let reason = row[1].text else { return nil }
       return (store, reason)
     }
