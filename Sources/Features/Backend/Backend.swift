@@ -30,6 +30,8 @@ public actor Backend {
   /// awaiting the actor.
   public nonisolated let initialStatus: BackendStatus
 
+  /// A backend with the given failure seed, latency and failure rate; latency passes on
+  /// `clock`.
   public init(
     seed: UInt64 = Backend.defaultSeed, latencyMs: Int = 50, failRate: Double = 0,
     clock: any Clock<Duration>
@@ -47,6 +49,7 @@ public actor Backend {
 
   // MARK: Steering (the `backend` store's actions); not requests, so not counted.
 
+  /// The settings and request counts now.
   public var currentStatus: BackendStatus { status }
 
   /// Calls `observer` with the status after every change from now on, until it returns false.
@@ -54,16 +57,19 @@ public actor Backend {
     observers.withLock { list in list.append(((list.last?.id ?? 0) + 1, observer)) }
   }
 
+  /// Goes offline (every call fails at once with `.offline`) or back online.
   public func setOnline(_ online: Bool) async {
     status.online = online
     await publish()
   }
 
+  /// Sets the time each reply takes, in milliseconds (negative counts as 0).
   public func setLatency(ms: Int) async {
     status.latencyMs = max(0, ms)
     await publish()
   }
 
+  /// Sets the share of calls that fail with `.network`, clamped to 0...1.
   public func setFailRate(_ rate: Double) async {
     status.failRate = min(1, max(0, rate))
     await publish()
@@ -78,6 +84,7 @@ public actor Backend {
 
   // MARK: Endpoints
 
+  /// Every user, in id order.
   public func listUsers() async throws -> [User] {
     try await call("listUsers") { users }
   }
@@ -87,6 +94,7 @@ public actor Backend {
     try await call("searchUsers") { users.filter { $0.matches(query) } }
   }
 
+  /// Deletes a user; `.notFound` if there is none with `id`.
   public func deleteUser(id: Int) async throws {
     try await call("deleteUser") { () throws(BackendError) in
       guard let index = users.firstIndex(where: { $0.id == id }) else {
@@ -123,6 +131,7 @@ public actor Backend {
     try await call("uploadNote") { () throws(BackendError) in try notes.upload(upload) }
   }
 
+  /// Deletes the server copy of a note; deleting a missing note succeeds.
   public func deleteNote(serverId: String) async throws {
     try await call("deleteNote") { notes.delete(serverId: serverId) }
   }

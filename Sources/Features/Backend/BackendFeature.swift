@@ -7,8 +7,10 @@ import StateKit
 /// The published status follows the `Backend` actor: `Features.all` subscribes the store to
 /// the actor's changes, which arrive as the internal action `statusChanged`.
 public struct BackendFeature: Feature {
+  /// The backend's status is the whole state, and the view.
   public typealias State = BackendStatus
 
+  /// Steering actions, and the internal status updates from the actor.
   public enum Action: Codable, Equatable, Sendable {
     case setOnline(online: Bool)
     case setLatency(ms: Int)
@@ -21,6 +23,7 @@ public struct BackendFeature: Feature {
     case remoteEditMissed(noteId: String)
   }
 
+  /// `toast` when a `remoteEdit` found no note.
   public enum Event: Codable, Equatable, Sendable {
     case toast(message: String)
   }

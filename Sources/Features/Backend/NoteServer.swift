@@ -1,12 +1,16 @@
 /// A note as the client sends it for upload.
 public struct NoteUpload: Equatable, Sendable {
+  /// The client's note id.
   public var id: String
   /// `nil` for a note the server has never seen: the upload creates it.
+  /// The server's id for the note (new for a first upload).
   public var serverId: String?
+  /// The text to store.
   public var text: String
   /// The server revision the client's text was based on; `nil` for a new note.
   public var baseRevision: Int?
 
+  /// An upload of note `id`.
   public init(id: String, serverId: String?, text: String, baseRevision: Int?) {
     self.id = id
     self.serverId = serverId
@@ -18,6 +22,7 @@ public struct NoteUpload: Equatable, Sendable {
 /// The server's acknowledgement of an upload.
 public struct NoteReceipt: Equatable, Sendable {
   public var serverId: String
+  /// The server revision the upload created; the base of the next upload.
   public var revision: Int
 }
 

@@ -8,7 +8,9 @@ import StateKit
 /// kept privately so that clearing the coupon restores them and applying twice never
 /// discounts twice.
 public struct CartFeature: Feature {
+  /// The items and the coupon; totals are derived in the view.
   public struct State: Codable, Equatable, Sendable {
+    /// The lines of the cart, in the order they were added.
     public var items: IdentifiedArray<CartItem>
     public var coupon: CouponState
     /// Full prices of items repriced by the applied coupon, by item id. Private.
@@ -24,6 +26,7 @@ public struct CartFeature: Feature {
     }
   }
 
+  /// The published cart: the state plus `total` and `badgeCount`.
   public struct View: Codable, Equatable, Sendable {
     public var items: IdentifiedArray<CartItem>
     public var coupon: CouponState
@@ -33,6 +36,7 @@ public struct CartFeature: Feature {
     public var badgeCount: Int
   }
 
+  /// What a client may do with the cart, and the coupon results the effects send back.
   public enum Action: Codable, Equatable, Sendable {
     /// Adds one piece; an id already in the cart raises its quantity.
     case add(id: String, name: String, price: Int)
@@ -47,6 +51,7 @@ public struct CartFeature: Feature {
     case couponFailed(code: String, message: String)
   }
 
+  /// `toast` when a coupon was applied or refused.
   public enum Event: Codable, Equatable, Sendable {
     case toast(message: String)
   }
@@ -59,6 +64,7 @@ public struct CartFeature: Feature {
 
   let backend: Backend
 
+  /// A cart whose coupons are checked by `backend`.
   public init(backend: Backend) {
     self.backend = backend
   }

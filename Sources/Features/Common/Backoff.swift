@@ -5,15 +5,18 @@
 /// Backoff(base: .milliseconds(200)).delay(before: 3)  // 800 ms
 /// ```
 public struct Backoff: Sendable, Equatable {
+  /// The wait before the first retry.
   public var base: Duration
   /// Retries after the first attempt; a call is tried at most `retries + 1` times.
   public var retries: Int
 
+  /// A policy of `retries` retries starting at `base`.
   public init(base: Duration, retries: Int = 3) {
     self.base = base
     self.retries = retries
   }
 
+  /// The wait before retry number `attempt`.
   public func delay(before attempt: Int) -> Duration {
     base * (1 << max(0, attempt - 1))
   }

@@ -8,8 +8,10 @@ import Foundation
 /// fixed.timestamp()  // "1970-01-01T00:00:00.000Z"
 /// ```
 public struct WallClock: Sendable {
+  /// The current date and time.
   public var now: @Sendable () -> Date
 
+  /// A wall clock reading `now`.
   public init(now: @escaping @Sendable () -> Date) {
     self.now = now
   }

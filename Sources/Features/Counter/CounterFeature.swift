@@ -7,6 +7,7 @@ import StateKit
 /// echo '{"jsonrpc":"2.0","id":1,"method":"dispatch","params":{"store":"counter","action":{"type":"increment"}}}' | stateserver
 /// ```
 public struct CounterFeature: Feature {
+  /// The count; also the view.
   public struct State: Codable, Equatable, Sendable {
     public var count: Int
 
@@ -15,6 +16,7 @@ public struct CounterFeature: Feature {
     }
   }
 
+  /// What a client may do with the count.
   public enum Action: Codable, Equatable, Sendable {
     case increment
     case decrement
@@ -33,6 +35,7 @@ public struct CounterFeature: Feature {
 
   let clock: any Clock<Duration>
 
+  /// A counter whose delayed increments wait on `clock`.
   public init(clock: any Clock<Duration>) {
     self.clock = clock
   }

@@ -10,8 +10,10 @@ import StateKit
 /// let action = Action.users(action: ChildAction(.select(id: 42)))
 /// ```
 public struct ChildAction<Child: Feature>: Codable, Sendable {
+  /// The child's action.
   public var action: Child.Action
 
+  /// Wraps a child action.
   public init(_ action: Child.Action) {
     self.action = action
   }

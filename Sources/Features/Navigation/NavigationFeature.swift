@@ -6,6 +6,7 @@ import StateKit
 /// `openURL "app://users/42"` loads the users if needed, selects 42 and pushes its detail
 /// only once it exists; an unknown or malformed URL emits `toast` and leaves the path alone.
 public struct NavigationFeature: Feature {
+  /// The embedded users state and the stack of screens.
   public struct State: Codable, Equatable, Sendable {
     public var users: UsersFeature.State
     public var path: [Destination]
@@ -22,11 +23,13 @@ public struct NavigationFeature: Feature {
     }
   }
 
+  /// The published navigation: the users view and the path.
   public struct View: Codable, Equatable, Sendable {
     public var users: UsersFeature.View
     public var path: [Destination]
   }
 
+  /// Stack operations, deep links, and the child's actions.
   public enum Action: Codable, Equatable, Sendable {
     case push(destination: Destination)
     case pop
@@ -36,6 +39,7 @@ public struct NavigationFeature: Feature {
     case users(action: ChildAction<UsersFeature>)
   }
 
+  /// `toast` when a URL or a destination cannot be opened.
   public enum Event: Codable, Equatable, Sendable {
     case toast(message: String)
   }
@@ -46,6 +50,7 @@ public struct NavigationFeature: Feature {
 
   let users: Scope<NavigationFeature, UsersFeature>
 
+  /// A navigation stack embedding `users` as its child.
   public init(users: UsersFeature) {
     self.users = Scope(
       state: \.users,

@@ -1,6 +1,7 @@
 /// One field note, as the user sees it: the local text, where it stands with the server, and
 /// the server's text when both changed.
 public struct Note: Codable, Equatable, Identifiable, Sendable {
+  /// Where a note stands with the server.
   public enum SyncStatus: String, Codable, Sendable {
     /// Changed locally and not yet confirmed by the server.
     case pendingUpload
@@ -11,17 +12,21 @@ public struct Note: Codable, Equatable, Identifiable, Sendable {
     case conflict
   }
 
+  /// The local id (`note-7`, or a client's own).
   public var id: String
   /// The server's id, once the note was uploaded.
   public var serverId: String?
+  /// The local text.
   public var text: String
   /// ISO 8601 timestamps.
   public var createdAt: String
   public var updatedAt: String
+  /// Where the note stands with the server.
   public var syncStatus: SyncStatus
   /// The server's text while in `conflict`; `null` otherwise.
   public var serverText: String?
 
+  /// A note, pending upload by default.
   public init(
     id: String, serverId: String? = nil, text: String, createdAt: String, updatedAt: String,
     syncStatus: SyncStatus = .pendingUpload, serverText: String? = nil

@@ -17,6 +17,7 @@ public struct NotesFeature: Feature {
   let wallClock: WallClock
   let backoff: Backoff
 
+  /// Notes that sync with `backend`; retries wait on `clock`, timestamps read `wallClock`.
   public init(
     backend: Backend, clock: any Clock<Duration>, wallClock: WallClock = .system,
     backoff: Backoff = Backoff(base: .milliseconds(100), retries: 3)

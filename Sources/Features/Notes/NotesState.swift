@@ -3,14 +3,19 @@ import StateKit
 extension NotesFeature {
   /// Where the last `sync` stands.
   public struct SyncState: Codable, Equatable, Sendable {
+    /// What the last sync did.
     public enum Status: String, Codable, Sendable {
       case idle, syncing, offline, failed
     }
 
+    /// What the sync is doing or how it ended.
     public var status: Status
+    /// When a sync last completed with everything uploaded.
     public var lastSyncedAt: String?
+    /// What the user is told when the sync went offline or failed.
     public var message: String?
 
+    /// A sync state; idle by default.
     public init(status: Status = .idle, lastSyncedAt: String? = nil, message: String? = nil) {
       self.status = status
       self.lastSyncedAt = lastSyncedAt
@@ -22,7 +27,9 @@ extension NotesFeature {
   /// `insert`, `update` and `remove`, which keep the count of notes needing upload current:
   /// the view's `pending` then costs nothing, even with 100,000 notes.
   public struct State: Codable, Equatable, Sendable {
+    /// The notes, in creation order.
     public private(set) var notes: IdentifiedArray<Note>
+    /// The last sync.
     public var sync: SyncState
     /// The server revision each note's text is based on, by note id: an upload from an older
     /// revision is a conflict. Private.
@@ -34,6 +41,7 @@ extension NotesFeature {
     /// How many notes need upload; derived from `notes`, never encoded.
     public private(set) var pending: Int
 
+    /// A state; `pending` is counted from `notes`.
     public init(
       notes: IdentifiedArray<Note> = [], sync: SyncState = SyncState(),
       baseRevisions: [String: Int] = [:], pendingDeletes: [String] = [], nextNumber: Int = 1
@@ -75,6 +83,7 @@ extension NotesFeature {
       try container.encode(nextNumber, forKey: .nextNumber)
     }
 
+    /// Adds `note`, or replaces the note with its id.
     public mutating func insert(_ note: Note) {
       if let old = notes[id: note.id], old.needsUpload { pending -= 1 }
       notes[id: note.id] = note
@@ -102,7 +111,9 @@ extension NotesFeature {
 
   /// The published state: the notes, and the sync with `pending` derived.
   public struct View: Codable, Equatable, Sendable {
+    /// The sync as published, with `pending` derived.
     public struct Sync: Codable, Equatable, Sendable {
+      /// What the sync is doing or how it ended.
       public var status: SyncState.Status
       /// Notes not yet confirmed by the server (`pendingUpload` or `failed`).
       public var pending: Int
@@ -123,14 +134,17 @@ extension NotesFeature {
       }
     }
 
+    /// The notes, shared with the state (no copy).
     public var notes: IdentifiedArray<Note>
     public var sync: Sync
   }
 
+  /// Which side of a conflict to keep.
   public enum Keep: String, Codable, Sendable {
     case local, server
   }
 
+  /// What a client may do with the notes, and the sync results the effect sends back.
   public enum Action: Codable, Equatable, Sendable {
     /// A new note, pending upload. Blank text is refused.
     case add(text: String)

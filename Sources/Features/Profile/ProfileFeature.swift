@@ -5,7 +5,9 @@ import StateKit
 /// cancelled, no double save, and failures shown as safe messages with the draft kept.
 /// Persistent: the name and the draft survive a restart.
 public struct ProfileFeature: Feature {
+  /// The saved name, the draft being edited, and the save's progress.
   public struct State: Codable, Equatable, Sendable {
+    /// The name the server has.
     public var displayName: String
     public var draft: String
     public var saveState: SaveState
@@ -31,6 +33,7 @@ public struct ProfileFeature: Feature {
     }
   }
 
+  /// The published profile: the state plus `canSave`.
   public struct View: Codable, Equatable, Sendable {
     public var displayName: String
     public var draft: String
@@ -39,6 +42,7 @@ public struct ProfileFeature: Feature {
     public var canSave: Bool
   }
 
+  /// What a client may do in the editor, and the save results the effect sends back.
   public enum Action: Codable, Equatable, Sendable {
     case edit(name: String)
     /// Saves the draft; does nothing while a save is running or when the draft is blank.
@@ -52,6 +56,7 @@ public struct ProfileFeature: Feature {
     case saveFailed(message: String)
   }
 
+  /// `dismiss` once a save succeeded.
   public enum Event: Codable, Equatable, Sendable {
     /// The save succeeded: a frontend closes the editor.
     case dismiss
@@ -64,6 +69,7 @@ public struct ProfileFeature: Feature {
 
   let backend: Backend
 
+  /// A profile saved through `backend`.
   public init(backend: Backend) {
     self.backend = backend
   }

@@ -3,28 +3,35 @@
 ///
 /// An empty list is `loaded`, not `failed`: "nothing there" and "could not ask" are different.
 public struct LoadState: Codable, Equatable, Sendable {
+  /// Where the load stands.
   public enum Status: String, Codable, Sendable {
     case idle, loading, loaded, failed
   }
 
   /// A failure as the user sees it: a safe message and whether trying again can help.
   public struct Failure: Codable, Equatable, Sendable {
+    /// What went wrong and what to do, for a person.
     public var message: String
+    /// Whether trying again can succeed.
     public var recoverable: Bool
 
+    /// A failure to show.
     public init(message: String, recoverable: Bool) {
       self.message = message
       self.recoverable = recoverable
     }
   }
 
+  /// Where the load stands.
   public var status: Status
+  /// The last failure while `failed`; `null` otherwise.
   public var error: Failure?
   /// ISO 8601 time of the last successful load.
   public var lastUpdated: String?
   /// True when the list shown is the last good one and a later load failed.
   public var isStale: Bool
 
+  /// A load state; idle by default.
   public init(
     status: Status = .idle, error: Failure? = nil, lastUpdated: String? = nil,
     isStale: Bool = false

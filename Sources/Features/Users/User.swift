@@ -1,9 +1,11 @@
 /// A person in the users directory, as the backend serves it.
 public struct User: Codable, Equatable, Identifiable, Sendable {
+  /// 1 to 50 for the sample users.
   public var id: Int
   public var name: String
   public var email: String
 
+  /// A user.
   public init(id: Int, name: String, email: String) {
     self.id = id
     self.name = name

@@ -22,6 +22,8 @@ public struct UsersFeature: Feature {
   let wallClock: WallClock
   let backoff: Backoff
 
+  /// Users from `backend`; debounce and retries wait on `clock`, `lastUpdated` reads
+  /// `wallClock`.
   public init(
     backend: Backend, clock: any Clock<Duration>, wallClock: WallClock = .system,
     backoff: Backoff = Backoff(base: .milliseconds(200), retries: 3)

@@ -1,16 +1,21 @@
 import StateKit
 
 extension UsersFeature {
+  /// The load, the list, the search and the selection.
   public struct State: Codable, Equatable, Sendable {
+    /// Where the list stands with the server.
     public var load: LoadState
     public var users: IdentifiedArray<User>
     /// The search box as typed; `results` answer its trimmed form.
     public var query: String
+    /// The users answering `query` (everyone for an empty query).
     public var results: IdentifiedArray<User>
     /// True while a search for `query` is debouncing or in flight.
     public var searching: Bool
+    /// The selected user's id, if that user exists.
     public var selectedId: Int?
 
+    /// A state; empty and idle by default.
     public init(
       load: LoadState = LoadState(), users: IdentifiedArray<User> = [], query: String = "",
       results: IdentifiedArray<User> = [], searching: Bool = false, selectedId: Int? = nil
@@ -61,6 +66,7 @@ extension UsersFeature {
     }
   }
 
+  /// What a client may do with the list, and the results the effects send back.
   public enum Action: Codable, Equatable, Sendable {
     /// Loads the users unless they are loaded or loading.
     case load

@@ -2,6 +2,7 @@
 public struct Snapshot: Equatable, Sendable {
   /// The store's id (`notes` for the default store of the `notes` feature).
   public var store: String
+  /// The feature the state belongs to.
   public var feature: String
   /// The feature's `schemaVersion` when the state was written.
   public var schemaVersion: Int
@@ -10,6 +11,7 @@ public struct Snapshot: Equatable, Sendable {
   /// The private state, encoded as JSON text.
   public var state: String
 
+  /// A snapshot row.
   public init(store: String, feature: String, schemaVersion: Int, version: UInt64, state: String) {
     self.store = store
     self.feature = feature
