@@ -322,8 +322,9 @@ final class Connection {
 
   /// Watches a new store: its publications go to `publish`.
   func attach(_ store: any AnyStore) {
-    store.observer = { [weak self, weak store] publication in
-      guard let self, let store else { return }
+    // Unowned, not weak (this runs once per reduced action): the store owns the closure, so
+    // it is alive whenever the closure runs, and the connection lives as long as the process.
+    store.observer = { [unowned self, unowned store] publication in
       self.publish(publication, of: store)
     }
     if subscribesToAll {
