@@ -1,9 +1,14 @@
 """Stores through the protocol: ordering, versions, waiting, cancellation, subscriptions,
 opening and closing, a client that stops reading, and shutdown with effects in flight.
 Uses the reference `counter` feature (increment, set, incrementLater {afterMs})."""
+import array
+import fcntl
 import json
-import os
+import signal
 import subprocess
+import termios
+import threading
+import time
 
 import pytest
 
@@ -191,14 +196,10 @@ def test_a_client_that_stops_reading_while_100000_actions_go_in(server):
     server.pause()
     payload = b"".join(
         json.dumps(increment(i), separators=(",", ":")).encode() + b"\n" for i in range(1, count + 1))
-    import threading
-
     sender = threading.Thread(target=server.send_bytes, args=(payload,))
     sender.start()
     # The server's stdout pipe fills and its writer blocks; its reading pauses; our writes block.
     # Waiting on the pipes' fill levels is waiting on the condition itself, not on time.
-    import fcntl, termios, array, time
-
     def queued(fd):
         size = array.array("i", [0])
         fcntl.ioctl(fd, termios.FIONREAD, size)
@@ -244,8 +245,6 @@ def test_effects_past_the_drain_timeout_are_cancelled_and_the_exit_is_zero(state
 
 
 def test_sigint_drains_like_end_of_input(spawn):
-    import signal
-
     client = spawn()
     client.dispatch("counter", {"type": "incrementLater", "afterMs": 100}, id="later")
     client.process.send_signal(signal.SIGINT)

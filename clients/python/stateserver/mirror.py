@@ -22,6 +22,7 @@ class Mirror:
         self.resyncs = 0
         self.patches = 0
         self.coalesced = 0
+        self._gap = False
         self._cond = threading.Condition()
         self.state = None
         self.version = -1
@@ -64,8 +65,6 @@ class Mirror:
         wrapper key so a whole-subtree replacement is an ordinary operation."""
         assert pointer.startswith(self.path), f"{pointer} is outside {self.path}"
         return "/root" + pointer[len(self.path):]
-
-    _gap = False
 
     def resync(self):
         params = {"store": self.store}
