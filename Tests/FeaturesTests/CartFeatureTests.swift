@@ -141,4 +141,28 @@ import Testing
     await clock.run(until: store)
     await store.finish()
   }
+
+  /// Regression: Int.max prices and quantities (from store/open, unvalidated) trapped in
+  /// view(of:), add and the coupon, killing the whole server.
+  @Test func hugePricesAndQuantitiesNeverTrap() async throws {
+    let feature = CartFeature(backend: testBackend(clock: clock))
+    let huge = cart(
+      CartItem(id: "a", name: "A", price: .max, quantity: 2),
+      CartItem(id: "b", name: "B", price: 1, quantity: .max))
+    #expect(feature.view(of: huge).total == .max)
+    #expect(feature.view(of: huge).badgeCount == .max)
+    let store = TestStore(feature: feature, initialState: huge)
+    await store.send(.add(id: "b", name: "B", price: 1))  // quantity stays at Int.max
+    await store.finish()
+    let repriced = try await instantBackend().applyCoupon(
+      code: "SAVE10", items: [CartItem(id: "a", name: "A", price: .max)])
+    #expect(repriced.first?.price == Int.max / 10 * 9 + (Int.max % 10 * 9 + 5) / 10)
+
+    let price = refusal(
+      of: ["type": "add", "id": "x", "name": "X", "price": .integer(Int64.max)], by: feature)
+    #expect(price?.pointer == "/price")
+    let quantity = refusal(
+      of: ["type": "setQuantity", "id": "a", "quantity": 1_000_001], by: feature)
+    #expect(quantity?.pointer == "/quantity")
+  }
 }

@@ -277,4 +277,15 @@ import Testing
     #expect(store.published["notes"]?[0]?["serverText"] == .null)
     #expect(store.published["notes"]?[0]?["serverId"] == .null)
   }
+
+  /// Regression: a client's store/open state with nextNumber Int.max trapped on the next add.
+  @Test func addWithTheLargestNextNumberNeverTraps() async {
+    let store = TestStore(
+      feature: feature(testBackend(clock: clock)), initialState: .init(nextNumber: .max),
+      exhaustivity: .off)
+    await store.send(.add(text: "still works"))
+    #expect(store.state.notes.count == 1)
+    #expect(store.state.nextNumber == .min)
+    await store.finish()
+  }
 }

@@ -271,3 +271,25 @@ func remove(_ directory: String) {
         == "/h/.local/state/stateserver")
   }
 }
+
+@MainActor
+@Suite struct PersistenceStoreIDTests {
+  /// Regression: ids were bound up to their first NUL, so "a\0b" and "a\0c" shared a row.
+  @Test func storeIdsWithANulStayDistinct() throws {
+    let directory = temporaryStateDirectory()
+    defer { remove(directory) }
+    let persistence = Persistence(stateDirectory: directory)
+    for (id, value) in [("a\u{0}b", 7), ("a\u{0}c", 9)] {
+      let store = FakeStore(id: id, feature: "counter", snapshot: ["count": .integer(Int64(value))])
+      persistence.attach(store, schemaVersion: 1)
+      store.version = UInt64(value)
+      persistence.changed(storeID: id)
+    }
+    persistence.flush()
+    let again = Persistence(stateDirectory: directory)
+    #expect(again.restore(storeID: "a\u{0}b", feature: "counter", schemaVersion: 1)?.version == 7)
+    #expect(again.restore(storeID: "a\u{0}c", feature: "counter", schemaVersion: 1)?.version == 9)
+    #expect(again.restore(storeID: "a", feature: "counter", schemaVersion: 1) == nil)
+    #expect(again.restore(storeID: "", feature: "counter", schemaVersion: 1) == nil)
+  }
+}

@@ -111,7 +111,9 @@ public actor Backend {
       guard code.uppercased() == "SAVE10" else { throw BackendError.invalidCoupon }
       return items.map { item in
         var discounted = item
-        discounted.price = (item.price * 9 + 5) / 10
+        // 90% rounded, computed as 9 * (p / 10) + (9 * (p % 10) + 5) / 10 so that no price,
+        // however large, overflows.
+        discounted.price = item.price / 10 * 9 + (item.price % 10 * 9 + 5) / 10
         return discounted
       }
     }

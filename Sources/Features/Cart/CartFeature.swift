@@ -62,6 +62,12 @@ public struct CartFeature: Feature {
 
   static let invalidCouponMessage = "This coupon is not valid."
 
+  /// The largest price `add` accepts, in cents (ten billion): far beyond any real item, and
+  /// small enough that totals of real carts never approach `Int.max`.
+  public static let maximumPrice = 1_000_000_000_000
+  /// The largest quantity `setQuantity` accepts.
+  public static let maximumQuantity = 1_000_000
+
   let backend: Backend
 
   /// A cart whose coupons are checked by `backend`.
@@ -76,8 +82,10 @@ public struct CartFeature: Feature {
   public func view(of state: State) -> View {
     View(
       items: state.items, coupon: state.coupon,
-      total: state.items.reduce(0) { $0 + $1.price * $1.quantity },
-      badgeCount: state.items.reduce(0) { $0 + $1.quantity })
+      total: state.items.reduce(0) {
+        $0.saturatingAdding($1.price.saturatingMultiplied(by: $1.quantity))
+      },
+      badgeCount: state.items.reduce(0) { $0.saturatingAdding($1.quantity) })
   }
 
   public func validate(_ action: Action) throws(ActionValidationError) {
@@ -89,13 +97,15 @@ public struct CartFeature: Feature {
       if Self.isBlank(name) {
         throw ActionValidationError(pointer: "/name", reason: "expected a non-blank name")
       }
-      if price < 0 {
+      if !(0...Self.maximumPrice).contains(price) {
         throw ActionValidationError(
-          pointer: "/price", reason: "expected a price in cents of 0 or more, got \(price)")
+          pointer: "/price",
+          reason: "expected a price in cents from 0 to \(Self.maximumPrice), got \(price)")
       }
-    case .setQuantity(_, let quantity) where quantity < 0:
+    case .setQuantity(_, let quantity) where !(0...Self.maximumQuantity).contains(quantity):
       throw ActionValidationError(
-        pointer: "/quantity", reason: "expected a quantity of 0 or more, got \(quantity)")
+        pointer: "/quantity",
+        reason: "expected a quantity from 0 to \(Self.maximumQuantity), got \(quantity)")
     case .applyCoupon(let code) where Self.isBlank(code):
       throw ActionValidationError(pointer: "/code", reason: "expected a non-blank coupon code")
     default:
@@ -107,7 +117,7 @@ public struct CartFeature: Feature {
     switch action {
     case .add(let id, let name, let price):
       if state.items[id: id] != nil {
-        state.items.modify(id: id) { $0.quantity += 1 }
+        state.items.modify(id: id) { $0.quantity = $0.quantity.saturatingAdding(1) }
       } else {
         state.items.append(CartItem(id: id, name: name, price: price))
       }

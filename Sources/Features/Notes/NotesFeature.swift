@@ -59,11 +59,12 @@ public struct NotesFeature: Feature {
     switch action {
     case .add(let text):
       var id = "note-\(state.nextNumber)"
+      // Wrapping, not trapping: nextNumber can come from a client's store/open state.
       while state.notes[id: id] != nil {
-        state.nextNumber += 1
+        state.nextNumber &+= 1
         id = "note-\(state.nextNumber)"
       }
-      state.nextNumber += 1
+      state.nextNumber &+= 1
       let now = wallClock.timestamp()
       state.insert(Note(id: id, text: text, createdAt: now, updatedAt: now))
       return .none

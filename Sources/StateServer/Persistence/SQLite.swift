@@ -60,7 +60,20 @@ final class SQLiteConnection {
       switch value {
       case .null: code = sqlite3_bind_null(statement, index)
       case .integer(let i): code = sqlite3_bind_int64(statement, index, i)
-      case .text(let s): code = sqlite3_bind_text(statement, index, s, -1, sqliteTransient)
+      case .text(let s):
+        // With its byte count, not -1 (up to the first NUL): an id may contain U+0000, and
+        // "a\0b" and "a\0c" must stay two rows.
+        var utf8 = Array(s.utf8)
+        if utf8.isEmpty { utf8.append(0) }  // a non-null pointer for the empty string
+        code = utf8.withUnsafeBufferPointer { bytes in
+          bytes.baseAddress.map { base in
+            base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+              sqlite3_bind_text64(
+                statement, index, $0, sqlite3_uint64(s.utf8.count), sqliteTransient,
+                UInt8(SQLITE_UTF8))
+            }
+          } ?? SQLITE_MISUSE
+        }
       }
       guard code == SQLITE_OK else { throw error(code) }
     }
@@ -76,7 +89,8 @@ final class SQLiteConnection {
           case SQLITE_INTEGER: return .integer(sqlite3_column_int64(statement, column))
           default:
             guard let text = sqlite3_column_text(statement, column) else { return .null }
-            return .text(String(cString: text))
+            let count = Int(sqlite3_column_bytes(statement, column))
+            return .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
           }
         })
     }
