@@ -90,7 +90,8 @@ final class SQLiteConnection {
           default:
             guard let text = sqlite3_column_text(statement, column) else { return .null }
             let count = Int(sqlite3_column_bytes(statement, column))
-            return .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+            let bytes = UnsafeBufferPointer(start: text, count: count)
+            return .text(String(decoding: bytes, as: UTF8.self))
           }
         })
     }
