@@ -290,10 +290,16 @@ final class Connection {
 
   /// Replaces a merged patch's operations by the subscribed value itself once they outweigh it,
   /// so a stalled client costs at most about one copy of each state it watches.
+  ///
+  /// The queue calls it only for a patch that is still the newest of its subscription: the
+  /// subtree has not changed since the patch's `to` (a root patch's `to` is the store's version;
+  /// a path's subtree may have stayed equal while other parts moved on).
   private func compact(_ notice: inout PatchNotice) {
     guard let weight = notice.weight, weight >= 2 * max(notice.checkedWeight, 8),
-      let store = registry.store(notice.store), store.version == notice.to,
-      let path = try? JSONPointer(parsing: notice.path), let value = path.value(in: store.published)
+      let store = registry.store(notice.store),
+      let path = try? JSONPointer(parsing: notice.path),
+      let value = path.value(in: store.published),
+      !path.isRoot || store.version == notice.to
     else { return }
     notice.checkedWeight = weight
     let size = nodeCount(value, limit: weight)

@@ -41,7 +41,8 @@ final class OutputQueue: @unchecked Sendable {
   }
 
   /// Adds the lines of one commit. `compact` is called, with the lock held, on each queued patch
-  /// that grew by merging; it may replace the operations by the whole state.
+  /// that grew by merging and is still the newest of its subscription; it may replace the
+  /// operations by the subscribed value.
   func append(_ batch: [Outgoing], compact: (inout PatchNotice) -> Void) {
     guard !batch.isEmpty else { return }
     condition.lock()
@@ -89,8 +90,12 @@ final class OutputQueue: @unchecked Sendable {
     for (store, paths) in added {
       mergeTargets[store, default: [:]].merge(paths) { _, new in new }
     }
+    // Only a patch that is still the newest of its subscription, with no barrier after it, may
+    // be compacted: the subscribed value now is then exactly its value at the patch's `to`.
     for index in grown {
-      guard case .patch(var queued) = lines[index] else { continue }
+      guard case .patch(var queued) = lines[index],
+        mergeTargets[queued.store]?[queued.path] == index
+      else { continue }
       lines[index] = .message(.null, barriers: [])
       compact(&queued)
       lines[index] = .patch(queued)

@@ -65,6 +65,17 @@ import Testing
     }
   }
 
+  @Test func onlyTheNewestPatchOfASubscriptionIsCompacted() {
+    let queue = OutputQueue(maxMessages: 100, mergeAfter: 0)
+    queue.append([patch(0, 1)]) { _ in }
+    var compacted: [UInt64] = []
+    // Grows the queued patch, then an event of the store follows it: not the newest any more.
+    queue.append([patch(1, 2), response(9, barrier: "s"), patch(2, 3)]) { compacted.append($0.to) }
+    #expect(compacted.isEmpty)
+    queue.append([patch(3, 4)]) { compacted.append($0.to) }
+    #expect(compacted == [4])
+  }
+
   @Test func nothingMergesBeforeTheBacklogPassesTheThreshold() {
     let queue = OutputQueue(maxMessages: 100, mergeAfter: 3)
     queue.append([patch(0, 1), response(1)]) { _ in }
