@@ -14,16 +14,21 @@ extension JSONPatch {
   ///   an operation on `path` or an ancestor, a `move` away from an ancestor, a `move` or
   ///   `copy` from outside into the subtree (the subscriber does not have that value), and an
   ///   insertion or removal in an array on the way to `path` at or before `path`'s index
-  ///   (after which `path` designates another element). That operation is `add` when `path`'s
-  ///   parent is an object (it works whether or not the member existed) and `replace` when it
-  ///   is an array element.
+  ///   (after which `path` designates another element).
+  /// - That operation follows `existedBefore`, whether `path` existed before the patch: `add`
+  ///   when it did not, `replace` when it did and still does, `remove` when it did and no
+  ///   longer does, and nothing at all when it exists neither before nor after. Without it
+  ///   (`nil`, the caller does not know) the operation is `add` when `path`'s parent is an
+  ///   object (valid whether or not the member existed) and `replace` for an array element.
   /// - A `move` from inside the subtree to outside becomes a `remove` of its `from`.
   ///
   /// ```swift
   /// let patch = JSONPatch([.replace(path: "/a/x", value: 1), .add(path: "/b", value: 2)])
   /// patch.scoped(to: "/a", in: newDocument)  // [replace /a/x 1]
   /// ```
-  public func scoped(to path: JSONPointer, in newDocument: JSON) -> JSONPatch? {
+  public func scoped(
+    to path: JSONPointer, in newDocument: JSON, existedBefore: Bool? = nil
+  ) -> JSONPatch? {
     if path.isRoot { return isEmpty ? nil : self }
     var kept: [Operation] = []
     for operation in operations {
@@ -35,7 +40,8 @@ extension JSONPatch {
       case .removal(let from):
         kept.append(.remove(path: from))
       case .whole:
-        return JSONPatch([JSONPatch.wholeChange(of: path, in: newDocument)])
+        return JSONPatch.wholeChange(of: path, in: newDocument, existedBefore: existedBefore)
+          .map { JSONPatch([$0]) }
       }
     }
     return kept.isEmpty ? nil : JSONPatch(kept)
@@ -93,11 +99,20 @@ extension JSONPatch {
     return index <= subtreeIndex
   }
 
-  private static func wholeChange(of path: JSONPointer, in document: JSON) -> Operation {
-    guard let value = path.value(in: document) else { return .remove(path: path) }
-    if let parent = path.parent, case .object = parent.value(in: document) {
-      return .add(path: path, value: value)
+  private static func wholeChange(
+    of path: JSONPointer, in document: JSON, existedBefore: Bool?
+  ) -> Operation? {
+    guard let value = path.value(in: document) else {
+      return existedBefore == false ? nil : .remove(path: path)
     }
-    return .replace(path: path, value: value)
+    switch existedBefore {
+    case true?: return .replace(path: path, value: value)
+    case false?: return .add(path: path, value: value)
+    case nil:
+      if let parent = path.parent, case .object = parent.value(in: document) {
+        return .add(path: path, value: value)
+      }
+      return .replace(path: path, value: value)
+    }
   }
 }

@@ -95,6 +95,28 @@ import Testing
     #expect(JSONPatch().scoped(to: .root, in: Self.document) == nil)
   }
 
+  /// Regression (qa, 19:00): a subscription to "/items/0" while the cart emptied and refilled
+  /// got `replace` of a location that did not exist; told whether it existed, scoped() says
+  /// `add`, `replace` or `remove` exactly as RFC 6902 would need.
+  @Test func theWholeChangeFollowsWhetherThePathExistedBefore() throws {
+    let empty: JSON = ["items": []]
+    let refilled: JSON = ["items": [["id": "b"]]]
+    let refill = JSONPatch([.add(path: "/items/0", value: ["id": "b"])])
+    #expect(
+      refill.scoped(to: "/items/0", in: refilled, existedBefore: false)?.operations
+        == [.add(path: "/items/0", value: ["id": "b"])])
+    let swap = JSONPatch([.replace(path: "/items", value: [["id": "c"]])])
+    #expect(
+      swap.scoped(to: "/items/0", in: ["items": [["id": "c"]]], existedBefore: true)?.operations
+        == [.replace(path: "/items/0", value: ["id": "c"])])
+    let clear = JSONPatch([.replace(path: "/items", value: [])])
+    #expect(
+      clear.scoped(to: "/items/0", in: empty, existedBefore: true)?.operations
+        == [.remove(path: "/items/0")])
+    // Absent before and after: the subscriber hears nothing.
+    #expect(clear.scoped(to: "/items/0", in: empty, existedBefore: false) == nil)
+  }
+
   /// Property: a subscriber that holds only the old subtree at `path` and applies the scoped
   /// patch to it (paths made relative to `path`) ends with the new subtree, for the diffs of
   /// generated pairs and many paths of each old document.
@@ -108,6 +130,10 @@ import Testing
         let view = try Self.subscriberView(
           after: patch.scoped(to: path, in: new), at: path, holding: path.value(in: old))
         #expect(view == path.value(in: new), "seed \(seed) \(path)")
+        let strict = try Self.subscriberView(
+          after: patch.scoped(to: path, in: new, existedBefore: true), at: path,
+          holding: path.value(in: old), strict: true)
+        #expect(strict == path.value(in: new), "seed \(seed) \(path), strict")
         checked += 1
       }
     }
@@ -115,9 +141,11 @@ import Testing
   }
 
   /// What a subscriber to `path` holding `view` has after applying `patch`: an operation on
-  /// `path` itself sets or removes the whole view, others apply inside it.
+  /// `path` itself sets or removes the whole view, others apply inside it. `strict` holds the
+  /// operations on `path` to RFC 6902: `add` only onto nothing, `replace` and `remove` only of
+  /// something.
   static func subscriberView(
-    after patch: JSONPatch?, at path: JSONPointer, holding view: JSON?
+    after patch: JSONPatch?, at path: JSONPointer, holding view: JSON?, strict: Bool = false
   ) throws -> JSON? {
     var view = view
     for operation in patch?.operations ?? [] {
@@ -129,6 +157,10 @@ import Testing
       switch operation {
       case .add(let target, let value), .replace(let target, let value):
         if target == path {
+          if strict {
+            try #require(
+              (operation.name == "add") == (view == nil), "\(operation) onto \(view as Any)")
+          }
           view = value
           continue
         }
@@ -138,6 +170,7 @@ import Testing
           : .replace(path: try relative(target), value: value)
       case .remove(let target):
         if target == path {
+          if strict { try #require(view != nil, "remove of an absent \(path)") }
           view = nil
           continue
         }
