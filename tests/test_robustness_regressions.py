@@ -1,0 +1,89 @@
+"""Regression tests for bugs the robustness tests found, each named after its bug and holding
+the exact reproduction posted on NOTES.md. A test lands on main only once its fix has."""
+TIMEOUT = 30
+INT_MAX = (1 << 63) - 1
+
+
+def req(id, method, params=None):
+    message = {"jsonrpc": "2.0", "id": id, "method": method}
+    if params is not None:
+        message["params"] = params
+    return message
+
+
+def dispatch(id, store, action, **extra):
+    return req(id, "dispatch", {"store": store, "action": action, **extra})
+
+
+def alive_after(spawn, lines):
+    """Sends `lines`, then a probe; the server must answer every request and stay up."""
+    client = spawn()
+    for line in lines:
+        client.send(line)
+    for line in lines:
+        client.response(line["id"], timeout=TIMEOUT)
+    assert client.request("store/list", timeout=TIMEOUT)["stores"]
+    assert client.close(timeout=TIMEOUT) == 0
+    return client
+
+
+# NOTES.md 18:38 (features): arithmetic overflow on client-supplied numbers kills the server.
+
+def test_cart_total_overflow_does_not_crash(spawn):
+    alive_after(spawn, [
+        dispatch(1, "cart", {"type": "add", "id": "a", "name": "A", "price": INT_MAX}),
+        dispatch(2, "cart", {"type": "setQuantity", "id": "a", "quantity": 2})])
+
+
+def test_cart_two_items_at_int_max_do_not_crash(spawn):
+    alive_after(spawn, [
+        dispatch(1, "cart", {"type": "add", "id": "a", "name": "A", "price": INT_MAX}),
+        dispatch(2, "cart", {"type": "add", "id": "b", "name": "B", "price": INT_MAX})])
+
+
+def test_cart_quantity_overflow_on_add_does_not_crash(spawn):
+    alive_after(spawn, [
+        dispatch(1, "cart", {"type": "add", "id": "a", "name": "A", "price": 0}),
+        dispatch(2, "cart", {"type": "setQuantity", "id": "a", "quantity": INT_MAX}),
+        dispatch(3, "cart", {"type": "add", "id": "a", "name": "A", "price": 0})])
+
+
+def test_coupon_on_a_huge_price_does_not_crash(spawn):
+    alive_after(spawn, [
+        dispatch(1, "cart", {"type": "add", "id": "a", "name": "A", "price": 2 * 10**18}),
+        dispatch(2, "cart", {"type": "applyCoupon", "code": "SAVE10"}, wait="settled")])
+    # The add is refused now (price bounded); an opened state still reaches the backend.
+    alive_after(spawn, [
+        req(1, "store/open", {"feature": "cart", "store": "c", "state": {
+            "items": [{"id": "a", "name": "A", "price": 2 * 10**18, "quantity": 1}]}}),
+        dispatch(2, "c", {"type": "applyCoupon", "code": "SAVE10"}, wait="settled")])
+
+
+def test_notes_next_number_overflow_does_not_crash(spawn):
+    alive_after(spawn, [
+        req(1, "store/open", {"feature": "notes", "store": "n",
+                              "state": {"nextNumber": INT_MAX}}),
+        dispatch(2, "n", {"type": "add", "text": "x"})])
+
+
+def test_cart_opened_with_an_overflowing_total_does_not_crash(spawn):
+    alive_after(spawn, [
+        req(1, "store/open", {"feature": "cart", "store": "c", "state": {
+            "items": [{"id": "a", "name": "A", "price": INT_MAX, "quantity": 2}]}})])
+
+
+# NOTES.md 18:41 (features): persistent store ids are cut at U+0000 in SQLite.
+
+def test_persistent_store_ids_with_nul_stay_distinct(spawn, tmp_path):
+    first = spawn("--state-dir", str(tmp_path))
+    for id, value in (("a\u0000b", 7), ("a\u0000c", 9)):
+        first.request("store/open", {"feature": "counter", "store": id, "persist": True})
+        first.dispatch(id, {"type": "set", "value": value})
+    assert first.close(timeout=TIMEOUT) == 0
+    second = spawn("--state-dir", str(tmp_path))
+    restored = second.request("store/open", {"feature": "counter", "store": "a\u0000b",
+                                             "persist": True})
+    assert restored["state"] == {"count": 7}
+    fresh = second.request("store/open", {"feature": "counter", "store": "a", "persist": True})
+    assert fresh["state"] == {"count": 0} and fresh["version"] == 0
+    assert second.close(timeout=TIMEOUT) == 0
