@@ -56,6 +56,7 @@ extension Connection {
     // the state in this response, so the subscription's next patch starts from this version.
     if let existing = subscriptions[store.id]?.first(where: { $0.path == path }) {
       existing.version = store.version
+      existing.exists = true
     } else {
       subscriptions[store.id, default: []].append(Subscription(path: path, version: store.version))
     }
@@ -151,9 +152,13 @@ extension Connection {
 
   /// The operations of `patch` that a subscription to `path` receives (JSONPatch.scoped): ops
   /// outside the subtree left out, an op on an ancestor sent as one op on `path`.
-  static func scope(_ patch: [JSON], to path: JSONPointer, in newState: JSON) -> [JSON] {
+  /// `existedBefore` (whether the client's copy has a value at `path`) picks `add`, `replace`
+  /// or `remove` for a change of the subtree as a whole.
+  static func scope(_ patch: [JSON], to path: JSONPointer, in newState: JSON, existedBefore: Bool)
+    -> [JSON]
+  {
     guard let parsed = try? JSONPatch(json: .array(patch)),
-      let scoped = parsed.scoped(to: path, in: newState)
+      let scoped = parsed.scoped(to: path, in: newState, existedBefore: existedBefore)
     else { return [] }
     return scoped.operations.map(\.json)
   }

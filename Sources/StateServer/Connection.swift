@@ -253,10 +253,15 @@ final class Connection {
     guard let watching = subscriptions[publication.store], !watching.isEmpty else { return }
     if changed {
       for subscription in watching {
-        let operations =
-          subscription.path.isRoot
-          ? publication.patch
-          : Self.scope(publication.patch, to: subscription.path, in: store.published)
+        let operations: [JSON]
+        if subscription.path.isRoot {
+          operations = publication.patch
+        } else {
+          operations = Self.scope(
+            publication.patch, to: subscription.path, in: store.published,
+            existedBefore: subscription.exists)
+          subscription.exists = subscription.path.value(in: store.published) != nil
+        }
         guard !operations.isEmpty else { continue }
         uncommitted.append(
           .patch(

@@ -9,6 +9,9 @@ final class Subscription {
   /// The version the client's copy of the subtree is at: the `from` of its next patch. For a
   /// path, versions that left the subtree unchanged are skipped.
   var version: UInt64
+  /// Whether the subtree exists at `version` (a subscription starts on an existing value; a
+  /// later change may remove it and add it back).
+  var exists = true
 
   init(path: JSONPointer, version: UInt64) {
     self.path = path

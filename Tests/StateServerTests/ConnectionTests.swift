@@ -128,7 +128,24 @@ final class Harness {
     )
     #expect(subscribed[0]["result"]?["state"] == 0)
     #expect(subscribed[1]["params"]?["path"] == "/count")
-    #expect(subscribed[1]["params"]?["patch"] == [["op": "add", "path": "/count", "value": 1]])
+    #expect(subscribed[1]["params"]?["patch"] == [["op": "replace", "path": "/count", "value": 1]])
+  }
+
+  @Test func aSubscribedSubtreeThatGoesAwayAndComesBackIsRemovedThenAdded() throws {
+    let harness = try Harness()
+    _ = try harness.send(
+      #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"subscribe":"none"}}"#,
+      #"{"jsonrpc":"2.0","id":2,"method":"state/subscribe","params":{"store":"fake","path":"/count"}}"#
+    )
+    let out = try harness.send(
+      #"{"jsonrpc":"2.0","id":3,"method":"dispatch","params":{"store":"fake","action":{"type":"drop"}}}"#,
+      #"{"jsonrpc":"2.0","id":4,"method":"dispatch","params":{"store":"fake","action":{"type":"set","value":7}}}"#
+    )
+    let patches = out.compactMap { $0["params"]?["patch"] }
+    #expect(
+      patches == [
+        [["op": "remove", "path": "/count"]], [["op": "add", "path": "/count", "value": 7]],
+      ])
   }
 
   @Test func subscribeNoneSendsNoPatches() throws {

@@ -18,7 +18,8 @@ final class ScriptedStore: AnyStore {
   private(set) var isClosed = false
 
   static let descriptor = FeatureDescriptor(
-    name: "fake", publicActions: ["increment", "set", "toast", "later"], eventNames: ["toast"],
+    name: "fake", publicActions: ["increment", "set", "toast", "later", "drop"],
+    eventNames: ["toast"],
     isPersistent: false, schemaVersion: 1,
     viewSchema: ["type": "object", "properties": ["count": ["type": "integer"]]],
     actionSchemas: ["increment": ["type": "object"]], eventSchemas: ["toast": ["type": "object"]],
@@ -52,6 +53,7 @@ final class ScriptedStore: AnyStore {
           store: id, from: version, to: version, patch: [], events: [["type": "toast"]],
           cause: cause))
     case "later": effects.append((transaction, cause))
+    case "drop": drop(cause: cause)
     case "loaded": throw .refused(type: type, reason: "'loaded' is internal")
     default: throw .refused(type: type, reason: "unknown action")
     }
@@ -69,12 +71,25 @@ final class ScriptedStore: AnyStore {
   private func change(to value: Int64, cause: JSON?) {
     let from = version
     version += 1
+    let op: JSON = published["count"] == nil ? "add" : "replace"
     published["count"] = .integer(value)
     observer?(
       Publication(
         store: id, from: from, to: version,
-        patch: [["op": "replace", "path": "/count", "value": .integer(value)]], events: [],
+        patch: [["op": op, "path": "/count", "value": .integer(value)]], events: [],
         cause: cause))
+  }
+
+  /// Removes the `count` member altogether (a subtree that goes away and may come back).
+  private func drop(cause: JSON?) {
+    guard published["count"] != nil else { return }
+    let from = version
+    version += 1
+    published["count"] = nil
+    observer?(
+      Publication(
+        store: id, from: from, to: version, patch: [["op": "remove", "path": "/count"]],
+        events: [], cause: cause))
   }
 
   private func resumeWaiters() {
