@@ -53,8 +53,13 @@ case .run(let options):
   let stateDirectory =
     options.server.ephemeral
     ? nil : (options.server.stateDirectory ?? Persistence.defaultDirectory())
+  let features = Features.all(backend: backend, clock: clock)
+  let schemaVersions = Dictionary(
+    features.map { ($0.name, $0.schemaVersion) }, uniquingKeysWith: { first, _ in first })
   let server = Server(
-    features: Features.all(backend: backend, clock: clock), options: options.server,
-    persistence: { stateDirectory.map { Persistence(stateDirectory: $0) } })
+    features: features, options: options.server,
+    persistence: {
+      stateDirectory.map { Persistence(stateDirectory: $0, schemaVersions: schemaVersions) }
+    })
   exit(await server.run())
 }

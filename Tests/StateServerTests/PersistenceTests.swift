@@ -237,6 +237,18 @@ func remove(_ directory: String) {
     #expect(again.restore(storeID: "notes", feature: "notes", schemaVersion: 5) != nil)
   }
 
+  @Test func attachWithoutRestoreUsesTheFeaturesSchemaVersion() throws {
+    let directory = temporaryStateDirectory()
+    defer { remove(directory) }
+    let persistence = Persistence(stateDirectory: directory, schemaVersions: ["notes": 4])
+    let store = FakeStore(id: "opened-with-state", feature: "notes", snapshot: ["v": 1])
+    persistence.attach(store)
+    persistence.changed(storeID: store.id)
+    persistence.flush()
+    let again = Persistence(stateDirectory: directory, warn: { _ in })
+    #expect(again.restore(storeID: store.id, feature: "notes", schemaVersion: 4) != nil)
+  }
+
   @Test func aDatabaseFromANewerStateserverIsSetAsideNotMisread() throws {
     let directory = temporaryStateDirectory()
     defer { remove(directory) }

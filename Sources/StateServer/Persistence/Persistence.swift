@@ -26,7 +26,9 @@ public final class Persistence {
   private let clock: any Clock<Duration>
   private let warn: @Sendable (String) -> Void
   private var attached: [String: (store: any AnyStore, schemaVersion: Int)] = [:]
-  /// The schema version each store was restored with, for `attach(_:)`.
+  /// Each feature's schema version by name, and the one each store was restored with: what
+  /// `attach(_:)` tags a store's snapshots with.
+  private let schemaVersions: [String: Int]
   private var restoredSchemaVersions: [String: Int] = [:]
   /// Stores changed since the last write, in the order they first changed.
   private var dirty: [String] = []
@@ -44,12 +46,16 @@ public final class Persistence {
 
   /// Opens (creating if needed) the database in `stateDirectory`; `nil` keeps everything in
   /// memory for this run. Never fails: an unreadable database is set aside with a warning.
+  /// `schemaVersions` gives each feature's schema version by feature name (from the
+  /// registered descriptors), for stores attached without being restored first.
   public init(
-    stateDirectory: String?, flushDelay: Duration = .milliseconds(50),
+    stateDirectory: String?, schemaVersions: [String: Int] = [:],
+    flushDelay: Duration = .milliseconds(50),
     clock: any Clock<Duration> = ContinuousClock(),
     warn: @escaping @Sendable (String) -> Void = Persistence.writeToStandardError
   ) {
     database = SnapshotDatabase(directory: stateDirectory, warn: warn)
+    self.schemaVersions = schemaVersions
     self.flushDelay = flushDelay
     self.clock = clock
     self.warn = warn
@@ -128,10 +134,11 @@ public final class Persistence {
     attached[store.id] = (store, schemaVersion)
   }
 
-  /// Starts persisting `store` with the schema version it was `restore`d with (1 if it was
-  /// not): the server restores every persistent store before attaching it.
+  /// Starts persisting `store` with its feature's schema version (from `schemaVersions`,
+  /// else the one it was `restore`d with, else 1).
   public func attach(_ store: any AnyStore) {
-    attach(store, schemaVersion: restoredSchemaVersions[store.id] ?? 1)
+    let version = schemaVersions[store.featureName] ?? restoredSchemaVersions[store.id] ?? 1
+    attach(store, schemaVersion: version)
   }
 
   /// Records that `storeID` changed; its state is written `flushDelay` later (or four times
