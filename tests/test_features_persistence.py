@@ -84,3 +84,17 @@ def test_a_store_opened_with_persist_is_restored_by_id(tmp_path):
         opened = server.request("store/open", {"feature": "notes", "store": "trip", "persist": True})
         assert opened["version"] == version
         assert [n["text"] for n in opened["state"]["notes"]] == ["Day one"]
+
+
+def test_sigterm_keeps_every_acknowledged_change(tmp_path):
+    import signal
+
+    with Server("--latency", "0", state_dir=tmp_path) as server:
+        for n in range(20):
+            server.dispatch("notes", {"type": "add", "text": f"note {n}"}, wait="reduced")
+        version = server.version("notes")
+        server.process.send_signal(signal.SIGTERM)
+        assert server.process.wait(timeout=30) == 0
+    with Server(state_dir=tmp_path) as server:
+        assert server.version("notes") == version
+        assert len(server.state("notes")["notes"]) == 20
