@@ -42,4 +42,13 @@ import Testing
     #expect(throws: Never.self) { try store.send(wire: ["type": "set", "value": 7], cause: nil) }
     #expect(store.published == ["count": 7])
   }
+
+  @Test func theCountSaturatesAtTheBoundsInsteadOfTrapping() async {
+    let store = TestStore(feature: CounterFeature(clock: TestClock()))
+    await store.send(.set(value: .max)) { $0.count = .max }
+    await store.send(.increment)
+    await store.send(.set(value: .min)) { $0.count = .min }
+    await store.send(.decrement)
+    await store.finish()
+  }
 }

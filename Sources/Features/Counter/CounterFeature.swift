@@ -53,10 +53,11 @@ public struct CounterFeature: Feature {
   public func reduce(into state: inout State, action: Action) -> Effect<Action, Never> {
     switch action {
     case .increment:
-      state.count &+= 1
+      // Saturating: `set` accepts any Int, and a trap would end the whole server.
+      state.count = state.count.saturatingAdding(1)
       return .none
     case .decrement:
-      state.count &-= 1
+      state.count = state.count.saturatingAdding(-1)
       return .none
     case .set(let value):
       state.count = value
