@@ -38,6 +38,13 @@ def test_call_of_a_method_that_does_not_exist(server):
     assert reply[0]["error"]["message"] == "Method not found"
 
 
+def test_unknown_method_with_array_params_is_method_not_found(server):
+    # The specification's positional-params example, against a method this server lacks.
+    reply = exchange(server, '{"jsonrpc": "2.0", "method": "subtract", "params": [42, 23], "id": 1}')
+    assert [(r["id"], r["error"]["code"]) for r in reply] == [(1, -32601)]
+    assert reply[0]["error"]["message"] == "Method not found"
+
+
 def test_call_with_invalid_json(server):
     reply = exchange(server, '{"jsonrpc": "2.0", "method": "foobar, "params": "bar", "baz]')
     assert len(reply) == 1

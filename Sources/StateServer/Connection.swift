@@ -188,8 +188,17 @@ final class Connection {
     }
   }
 
+  /// Every method `call` routes.
+  static let methods: Set<String> = [
+    "dispatch", "state/get", "state/subscribe", "state/unsubscribe", "store/open", "store/close",
+    "store/list", "features/list", "initialize", "rpc.discover", "$/cancelRequest", "shutdown",
+  ]
+
   /// Routes a method; every method's params are validated before anything changes.
   private func call(_ method: String, params: JSON?, id: JSON?) throws(RPCError) -> Outcome {
+    // Route before reading params: an unknown method is -32601 whatever its params look like
+    // (JSON-RPC's own example calls an unknown `subtract` with array params).
+    guard Self.methods.contains(method) else { throw .methodNotFound(method) }
     let params = try Params(params)
     if phase == .draining && method != "$/cancelRequest" && method != "shutdown" {
       throw .shuttingDown

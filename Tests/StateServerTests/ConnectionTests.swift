@@ -68,6 +68,15 @@ final class Harness {
     #expect(out[0]["params"]?["cause"] == nil)
   }
 
+  @Test func unknownMethodWithArrayParamsIsMethodNotFound() throws {
+    let harness = try Harness()
+    let out = try harness.send(
+      #"{"jsonrpc":"2.0","id":1,"method":"subtract","params":[42,23]}"#,
+      #"{"jsonrpc":"2.0","id":2,"method":"store/list","params":[1]}"#)
+    #expect(out[0]["error"]?["code"] == -32601)
+    #expect(out[1]["error"]?["code"] == -32602)
+  }
+
   @Test func invalidActionFieldsNameTheirPointerFromTheParamsRoot() throws {
     let harness = try Harness()
     let out = try harness.send(
