@@ -173,6 +173,24 @@ def test_empty_and_crlf_lines(server):
     assert [r["id"] for r in reply] == ["crlf"] and "result" in reply[0]
 
 
+def test_crlf_ending_does_not_count_toward_max_message_bytes(spawn):
+    client = spawn("--max-message-bytes", "200")
+    head = b'{"jsonrpc":"2.0","id":"%s","method":"store/list","params":{"pad":"'
+    tail = b'"}}'
+
+    def line(id, size):
+        prefix = head % id.encode()
+        return prefix + b"a" * (size - len(prefix) - len(tail)) + tail
+
+    start = len(client.messages)
+    client.send_bytes(line("lf", 200) + b"\n" + line("crlf", 200) + b"\r\n" + line("big", 201) + b"\r\n")
+    probe(client, "limit")
+    reply = replies_until_probe(client, "limit", start)
+    assert [r["id"] for r in reply] == ["lf", "crlf", None]
+    assert "result" in reply[0] and "result" in reply[1]
+    assert reply[2]["error"]["code"] == -32600 and reply[2]["error"]["data"]["size"] == 201
+
+
 def test_batch_of_ten_thousand(server):
     batch = [{"jsonrpc": "2.0", "id": i, "method": "store/list"} for i in range(10_000)]
     reply = exchange(server, json.dumps(batch))

@@ -10,8 +10,8 @@ import JSON
 /// Reads stdin on a thread of its own, in large blocks, and splits it into lines in place:
 /// no byte-by-byte reads, no copy of a line before it is parsed.
 ///
-/// `\r\n` endings and blank lines are accepted. A line longer than `maxMessageBytes` is never
-/// held in memory: once a partial line passes the limit its bytes are dropped as they arrive
+/// `\r\n` endings and blank lines are accepted; the limit applies to a message without its line
+/// ending (`\n` or `\r\n`). A line longer than `maxMessageBytes` is never held in memory: once a partial line passes the limit its bytes are dropped as they arrive
 /// and the line is reported as ``InboundLine/oversize(bytes:)`` when its newline comes.
 /// Before each read the reader waits while the output queue is over its bound, so a client that
 /// stops reading stops the server reading too.
@@ -66,10 +66,13 @@ final class LineReader: Sendable {
       }
       if count <= 0 {
         var batch: [InboundLine] = []
-        if let skipped {
-          batch.append(.oversize(bytes: skipped + end - start))
-        } else if end > start {
-          buffer.withUnsafeBytes { raw in
+        buffer.withUnsafeBytes { raw in
+          let length = messageLength(raw, start, end)
+          if let skipped {
+            batch.append(.oversize(bytes: skipped + length))
+          } else if length > maxMessageBytes {
+            batch.append(.oversize(bytes: length))
+          } else if end > start {
             lineEnded(UnsafeRawBufferPointer(rebasing: raw[start..<end]), into: &batch)
           }
         }
@@ -86,11 +89,12 @@ final class LineReader: Sendable {
         var cursor = scanFrom
         while cursor < end, let hit = memchr(base + cursor, 0x0A, end - cursor) {
           let newline = base.distance(to: UnsafeRawPointer(hit))
+          let length = messageLength(raw, start, newline)
           if let skippedSoFar = skipped {
-            batch.append(.oversize(bytes: skippedSoFar + newline - start))
+            batch.append(.oversize(bytes: skippedSoFar + length))
             skipped = nil
-          } else if newline - start > maxMessageBytes {
-            batch.append(.oversize(bytes: newline - start))
+          } else if length > maxMessageBytes {
+            batch.append(.oversize(bytes: length))
           } else {
             lineEnded(UnsafeRawBufferPointer(rebasing: raw[start..<newline]), into: &batch)
           }
@@ -104,8 +108,9 @@ final class LineReader: Sendable {
         if buffer.count > 4 * Self.blockSize {
           buffer = [UInt8](repeating: 0, count: Self.blockSize)
         }
-      } else if skipped != nil || end - start > maxMessageBytes {
-        // The partial line is already too long: forget its bytes, remember only its length.
+      } else if skipped != nil || end - start > maxMessageBytes + 1 {
+        // The partial line is already too long (one byte over may still be the `\r` of a
+        // `\r\n` whose `\n` has not arrived): forget its bytes, remember only its length.
         skipped = (skipped ?? 0) + end - start
         start = 0
         end = 0
@@ -113,6 +118,12 @@ final class LineReader: Sendable {
       if !batch.isEmpty { keepReading = inbox.push(batch) }
       if !keepReading { return }
     }
+  }
+
+  /// The length of the message in `raw[start..<end]` (a line without its `\n`): a final `\r` is
+  /// part of the line ending, not of the message.
+  private func messageLength(_ raw: UnsafeRawBufferPointer, _ start: Int, _ end: Int) -> Int {
+    end > start && raw[end - 1] == 0x0D ? end - start - 1 : end - start
   }
 
   /// Turns one line (without its `\n`) into what the connection needs; blank lines vanish.

@@ -69,6 +69,16 @@ import Testing
     #expect(describe(lines) == ["oversize:\(big.utf8.count)", "[2]", "end"])
   }
 
+  @Test func crlfEndingDoesNotCountTowardMaxMessageBytes() async {
+    // A message of exactly the limit is served whether it ends in `\n`, `\r\n` or the end of
+    // input; one byte more is refused with its size counted without the line ending.
+    let lines = await read(
+      Array("[1,2]\r\n[1,2]\n[1,22]\r\n[3,4]\r".utf8), maxMessageBytes: 5)
+    #expect(describe(lines) == ["[1,2]", "[1,2]", "oversize:6", "[3,4]", "end"])
+    let last = await read(Array("[1,22]".utf8), maxMessageBytes: 5)
+    #expect(describe(last) == ["oversize:6", "end"])
+  }
+
   @Test func linesSpanningManyReadBlocksArriveWhole() async {
     let long = "[" + String(repeating: "\"abcdefgh\",", count: 100_000) + "0]"
     let lines = await read(Array((long + "\n" + long + "\n").utf8))
