@@ -29,7 +29,7 @@ run: release
 	$(BIN) $(ARGS)
 
 # No --disable-index-store for tests: on Swift 6.3.1 Linux test discovery reads the index store.
-test: setup
+test: setup lint
 	swift build --build-tests
 	swift test --skip-build
 	$(MAKE) --no-print-directory release

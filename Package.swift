@@ -30,7 +30,8 @@ let package = Package(
     // Benchmarks and cross-language checks of the JSON layer (bench/json, bench/patch, tests/).
     .executableTarget(name: "json-tool", dependencies: ["JSON"], swiftSettings: strict),
     // The StateKit benchmark (bench/statekit): per-action cost of send + reduce + publish.
-    .executableTarget(name: "statekit-bench", dependencies: ["StateKit", "JSON"], swiftSettings: strict),
+    .executableTarget(
+      name: "statekit-bench", dependencies: ["StateKit", "JSON"], swiftSettings: strict),
     .executableTarget(
       name: "stateserver", dependencies: ["StateServer", "Features"], swiftSettings: strict),
     .testTarget(name: "JSONTests", dependencies: ["JSON"], swiftSettings: strict),
