@@ -28,7 +28,13 @@ class Client:
     A reader thread parses every line the server writes. Responses resolve the request that
     carried their id; every message (responses included) is also appended, in order, to
     `messages`, which tests and `wait_for` read. `on_line(bytes)` sees each raw line first.
+
+    When the process's stderr is a pipe (the default of `spawn`), another thread drains it at
+    once, keeping the last `STDERR_TAIL_BYTES` for `stderr_text()` and for the messages of
+    timeouts: a pipe nobody reads fills after ~64 KiB of logs and then blocks the server.
     """
+
+    STDERR_TAIL_BYTES = 64 << 10
 
     def __init__(self, process, on_line=None):
         self.process = process
@@ -43,13 +49,22 @@ class Client:
         self._reading = threading.Event()
         self._reading.set()
         self._write_lock = threading.Lock()
+        self._stderr_tail = bytearray()
+        self._stderr_lock = threading.Lock()
+        self._stderr_thread = None
+        if process.stderr is not None:
+            self._stderr_thread = threading.Thread(target=self._drain_stderr, daemon=True)
+            self._stderr_thread.start()
         self._thread = threading.Thread(target=self._read, daemon=True)
         self._thread.start()
 
     @classmethod
     def spawn(cls, command=None, *args, env=None, stderr=None, on_line=None):
         """Starts the server. `command` is a list (program and arguments) or a program path;
-        by default `$STATESERVER_BIN` or `stateserver` from PATH with `--ephemeral`."""
+        by default `$STATESERVER_BIN` or `stateserver` from PATH with `--ephemeral`.
+
+        `stderr`: by default a pipe that the client drains (see `stderr_text()`); pass
+        `subprocess.DEVNULL`, a file, or a descriptor (`2`: this process's stderr) instead."""
         if command is None:
             command = [os.environ.get("STATESERVER_BIN", "stateserver"), "--ephemeral"]
         elif isinstance(command, (str, os.PathLike)):
@@ -131,7 +146,18 @@ class Client:
         self.resume()
         status = self.process.wait(timeout=timeout)
         self._thread.join(timeout=timeout)
+        if self._stderr_thread is not None:
+            self._stderr_thread.join(timeout=timeout)
         return status
+
+    def stderr_text(self):
+        """The last `STDERR_TAIL_BYTES` the server wrote on stderr (when the client drains it)."""
+        with self._stderr_lock:
+            return self._stderr_tail.decode(errors="replace")
+
+    def _stderr_hint(self):
+        tail = self.stderr_text()[-2000:]
+        return f"; server stderr ends with:\n{tail}" if tail else ""
 
     # Receiving
 
@@ -140,9 +166,11 @@ class Client:
         key = json.dumps(id)
         with self._cond:
             if not self._cond.wait_for(lambda: key in self._responses or self._closed, timeout):
-                raise TimeoutError(f"no response with id {id!r} within {timeout}s")
+                raise TimeoutError(
+                    f"no response with id {id!r} within {timeout}s{self._stderr_hint()}")
             if key not in self._responses:
-                raise ServerExited(f"the server exited before answering id {id!r}")
+                raise ServerExited(
+                    f"the server exited before answering id {id!r}{self._stderr_hint()}")
             return self._responses.pop(key)
 
     def wait_for(self, predicate, timeout=30, start=0):
@@ -158,9 +186,10 @@ class Client:
                 return self._closed
 
             if not self._cond.wait_for(check, timeout):
-                raise TimeoutError("no matching message")
+                raise TimeoutError(f"no matching message{self._stderr_hint()}")
             if not found:
-                raise ServerExited("the server exited before the awaited message")
+                raise ServerExited(
+                    f"the server exited before the awaited message{self._stderr_hint()}")
             return found[0]
 
     def wait_closed(self, timeout=30):
@@ -178,6 +207,21 @@ class Client:
 
     def resume(self):
         self._reading.set()
+
+    def _drain_stderr(self):
+        fd = self.process.stderr.fileno()
+        while True:
+            try:
+                chunk = os.read(fd, 1 << 16)
+            except OSError:
+                break
+            if not chunk:
+                break
+            with self._stderr_lock:
+                self._stderr_tail += chunk
+                excess = len(self._stderr_tail) - self.STDERR_TAIL_BYTES
+                if excess > 0:
+                    del self._stderr_tail[:excess]
 
     def _read(self):
         stream = self.process.stdout
