@@ -42,7 +42,7 @@ extension JSON: Codable {
   /// Writes the value as it is; into ``JSONValueEncoder`` it is copied without a walk.
   public func encode(to encoder: any Encoder) throws {
     if let encoder = encoder as? ValueEncoder {
-      encoder.storage = .value(self)
+      encoder.encodeRaw(self)
       return
     }
     switch self {

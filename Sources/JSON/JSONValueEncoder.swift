@@ -27,19 +27,33 @@ public struct JSONValueEncoder: Sendable {
   }
 }
 
-/// The `Encoder` behind ``JSONValueEncoder``: one instance per nested value, holding what that
-/// value encoded. A class, because containers handed out keep writing into it.
+/// The `Encoder` behind ``JSONValueEncoder``: it holds what one value encoded (its container's
+/// members live here, not in a box of their own).
+///
+/// A class, because containers handed out keep writing into it. Allocation is what costs in a
+/// Codable encoder, so a parent keeps its last child once that child is free again (no container
+/// of it survived) and encodes the next sibling with it: an array of 100,000 structs uses one
+/// child encoder, not 100,000.
 final class ValueEncoder: Encoder, SingleValueEncodingContainer {
-  enum Storage {
-    case empty
-    case value(JSON)
-    case object(ObjectBox)
-    case array(ArrayBox)
-  }
+  enum Kind { case empty, value, object, array }
 
-  private let parent: ValueEncoder?
-  private let key: (any CodingKey)?
-  var storage = Storage.empty
+  /// Unowned: a parent holds its spare child, so a strong reference back would be a cycle. A
+  /// child is only used while its parent encodes (the top-level `encode` call holds the root).
+  private unowned let parent: ValueEncoder?
+  // Unchecked exclusivity: the runtime check on every access to a class's stored property
+  // (swift_beginAccess) was a fifth of the encoder's time. Safe because an encoder is used by
+  // one thread, inside one `encode` call, and no method here hands out an `inout` reference to
+  // these properties that could overlap another access.
+  @exclusivity(unchecked) private var key: (any CodingKey)?
+  @exclusivity(unchecked) private var kind = Kind.empty
+  @exclusivity(unchecked) private var single = JSON.null
+  @exclusivity(unchecked) private var keys: [String] = []
+  @exclusivity(unchecked) private var values: [JSON] = []
+  /// Members or elements whose value a nested container or super encoder gives later.
+  @exclusivity(unchecked) private var pending: [(position: Int, encoder: ValueEncoder)] = []
+  /// How many members the last object here had: siblings usually have as many.
+  @exclusivity(unchecked) private var expectedCount = 8
+  @exclusivity(unchecked) private var spareChild: ValueEncoder?
 
   init(parent: ValueEncoder?, key: (any CodingKey)?) {
     self.parent = parent
@@ -59,13 +73,27 @@ final class ValueEncoder: Encoder, SingleValueEncodingContainer {
 
   var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-  /// What was encoded; a value that encoded nothing is an empty object, as Foundation does.
-  var result: JSON {
-    switch storage {
-    case .empty: return .object(JSONObject())
-    case .value(let value): return value
-    case .object(let box): return box.json
-    case .array(let box): return box.json
+  /// What was encoded, handed over (the encoder is empty afterwards and can be reused). A value
+  /// that encoded nothing is an empty object, as Foundation does.
+  func takeResult() -> JSON {
+    var values = self.values
+    self.values = []
+    for (position, encoder) in pending { values[position] = encoder.takeResult() }
+    pending = []
+    defer { kind = .empty }
+    switch kind {
+    case .empty:
+      return .object(JSONObject())
+    case .value:
+      defer { single = .null }
+      return single
+    case .object:
+      let keys = self.keys
+      self.keys = []
+      expectedCount = keys.count
+      return .object(JSONObject(encodedKeys: keys, values: values))
+    case .array:
+      return .array(values)
     }
   }
 
@@ -73,15 +101,34 @@ final class ValueEncoder: Encoder, SingleValueEncodingContainer {
   func encodeValue<T: Encodable>(_ value: T) throws -> JSON {
     if let special = try Self.special(value, at: self) { return special }
     try value.encode(to: self)
-    return result
+    return takeResult()
   }
 
   /// The JSON of `value` encoded as a member or element of this encoder's container.
   func encodeChild<T: Encodable>(_ value: T, key: any CodingKey) throws -> JSON {
     if let special = try Self.special(value, at: self) { return special }
-    let child = ValueEncoder(parent: self, key: key)
+    var child: ValueEncoder
+    if let spare = spareChild {
+      spareChild = nil
+      spare.key = key
+      child = spare
+    } else {
+      child = ValueEncoder(parent: self, key: key)
+    }
     try value.encode(to: child)
-    return child.result
+    let result = child.takeResult()
+    if isKnownUniquelyReferenced(&child) { spareChild = child }
+    return result
+  }
+
+  /// A child whose value a nested container or super encoder fills after this call returns.
+  func pendingChild(key: any CodingKey, kind: Kind) -> ValueEncoder {
+    let child = ValueEncoder(parent: self, key: key)
+    child.begin(kind)
+    pending.append((values.count, child))
+    if self.kind == .object { keys.append(key.stringValue) }
+    values.append(.null)
+    return child
   }
 
   /// Types with a JSON form of their own rather than their `Encodable` one.
@@ -97,48 +144,65 @@ final class ValueEncoder: Encoder, SingleValueEncodingContainer {
     return nil
   }
 
-  func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-    let box: ObjectBox
-    if case .object(let existing) = storage {
-      box = existing
-    } else {
-      box = ObjectBox()
-      storage = .object(box)
+  /// Starts a container of `kind` here, unless one is already open (a type may ask twice).
+  private func begin(_ kind: Kind) {
+    guard self.kind != kind else { return }
+    self.kind = kind
+    keys = []
+    values = []
+    if kind == .object {
+      keys.reserveCapacity(expectedCount)
+      values.reserveCapacity(expectedCount)
     }
-    return KeyedEncodingContainer(ObjectEncodingContainer<Key>(box: box, encoder: self))
+  }
+
+  func appendMember(_ key: String, _ value: JSON) {
+    keys.append(key)
+    values.append(value)
+  }
+
+  func appendElement(_ value: JSON) { values.append(value) }
+
+  var elementCount: Int { values.count }
+
+  func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+    begin(.object)
+    return KeyedEncodingContainer(ObjectEncodingContainer<Key>(encoder: self))
   }
 
   func unkeyedContainer() -> any UnkeyedEncodingContainer {
-    let box: ArrayBox
-    if case .array(let existing) = storage {
-      box = existing
-    } else {
-      box = ArrayBox()
-      storage = .array(box)
-    }
-    return ArrayEncodingContainer(box: box, encoder: self)
+    begin(.array)
+    return ArrayEncodingContainer(encoder: self)
   }
 
   func singleValueContainer() -> any SingleValueEncodingContainer { self }
 
   // MARK: SingleValueEncodingContainer
 
-  func encodeNil() throws { storage = .value(.null) }
-  func encode(_ value: Bool) throws { storage = .value(.bool(value)) }
-  func encode(_ value: String) throws { storage = .value(.string(value)) }
-  func encode(_ value: Double) throws { storage = .value(try number(value, path: codingPath)) }
-  func encode(_ value: Float) throws { storage = .value(try number(value, path: codingPath)) }
-  func encode(_ value: Int) throws { storage = .value(.integer(Int64(value))) }
-  func encode(_ value: Int8) throws { storage = .value(.integer(Int64(value))) }
-  func encode(_ value: Int16) throws { storage = .value(.integer(Int64(value))) }
-  func encode(_ value: Int32) throws { storage = .value(.integer(Int64(value))) }
-  func encode(_ value: Int64) throws { storage = .value(.integer(value)) }
-  func encode(_ value: UInt) throws { storage = .value(try integer(value, path: codingPath)) }
-  func encode(_ value: UInt8) throws { storage = .value(.integer(Int64(value))) }
-  func encode(_ value: UInt16) throws { storage = .value(.integer(Int64(value))) }
-  func encode(_ value: UInt32) throws { storage = .value(.integer(Int64(value))) }
-  func encode(_ value: UInt64) throws { storage = .value(try integer(value, path: codingPath)) }
-  func encode<T: Encodable>(_ value: T) throws { storage = .value(try encodeValue(value)) }
+  func encodeNil() throws { setSingle(.null) }
+  func encode(_ value: Bool) throws { setSingle(.bool(value)) }
+  func encode(_ value: String) throws { setSingle(.string(value)) }
+  func encode(_ value: Double) throws { setSingle(try number(value, path: codingPath)) }
+  func encode(_ value: Float) throws { setSingle(try number(value, path: codingPath)) }
+  func encode(_ value: Int) throws { setSingle(.integer(Int64(value))) }
+  func encode(_ value: Int8) throws { setSingle(.integer(Int64(value))) }
+  func encode(_ value: Int16) throws { setSingle(.integer(Int64(value))) }
+  func encode(_ value: Int32) throws { setSingle(.integer(Int64(value))) }
+  func encode(_ value: Int64) throws { setSingle(.integer(value)) }
+  func encode(_ value: UInt) throws { setSingle(try integer(value, path: codingPath)) }
+  func encode(_ value: UInt8) throws { setSingle(.integer(Int64(value))) }
+  func encode(_ value: UInt16) throws { setSingle(.integer(Int64(value))) }
+  func encode(_ value: UInt32) throws { setSingle(.integer(Int64(value))) }
+  func encode(_ value: UInt64) throws { setSingle(try integer(value, path: codingPath)) }
+  func encode<T: Encodable>(_ value: T) throws { setSingle(try encodeValue(value)) }
+
+  private func setSingle(_ value: JSON) {
+    kind = .value
+    single = value
+  }
+
+  /// `JSON`'s own `encode(to:)`: stored as it is.
+  func encodeRaw(_ value: JSON) { setSingle(value) }
 }
 
 /// A finite double as JSON; NaN and infinities have no JSON form.
@@ -151,6 +215,9 @@ func number<F: BinaryFloatingPoint>(_ value: F, path: @autoclosure () -> [any Co
       EncodingError.Context(
         codingPath: path(), debugDescription: "\(value) is not a JSON number (only finite values)"))
   }
+  // A Float widened bit for bit prints as 0.10000000149011612; go through its own shortest
+  // text so it reads as the number that was meant (0.1), as Foundation's encoder does.
+  if let float = value as? Float, let double = Double(float.description) { return .double(double) }
   return .double(Double(value))
 }
 

@@ -81,6 +81,16 @@ enum CodableCommand {
     try report("decode action, Foundation JSONDecoder", iterations) {
       quantity &+= try foundationDecoder.decode(SetQuantity.self, from: actionData).quantity
     }
+    // A large published view: what a store with a big keyed collection re-encodes per change.
+    let many = (0..<100_000).map {
+      Item(id: "sku-\($0)", name: "Item \($0)", quantity: $0 % 7, price: Double($0) / 4)
+    }
+    try report("encode 100k items, JSONValueEncoder (items/s)", 10, scale: many.count) {
+      if case .array(let array) = try JSONValueEncoder().encode(many) { bytes &+= array.count }
+    }
+    try report("encode 100k items, Foundation JSONEncoder (items/s)", 10, scale: many.count) {
+      bytes &+= try foundationEncoder.encode(many).count
+    }
     // Keeps the optimizer from dropping the work above.
     if bytes == 0 || quantity == 0 { FileHandle.standardError.write(Data("no work\n".utf8)) }
     let checked = try JSONValueDecoder().decode(
@@ -88,11 +98,13 @@ enum CodableCommand {
     if checked != view { throw CocoaError(.coderInvalidValue) }
   }
 
-  static func report(_ name: String, _ iterations: Int, _ body: () throws -> Void) rethrows {
+  static func report(
+    _ name: String, _ iterations: Int, scale: Int = 1, _ body: () throws -> Void
+  ) rethrows {
     let clock = ContinuousClock()
     let start = clock.now
     for _ in 0..<iterations { try body() }
     let seconds = Double((clock.now - start) / .nanoseconds(1)) / 1e9
-    print("\(name)\t\(Int(Double(iterations) / seconds))")
+    print("\(name)\t\(Int(Double(iterations * scale) / seconds))")
   }
 }

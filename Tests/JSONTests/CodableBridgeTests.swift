@@ -203,3 +203,76 @@ extension JSON {
     return copy
   }
 }
+
+/// Uses every container the `Encoder` protocol offers, by hand.
+private struct HandWritten: Encodable {
+  enum Keys: String, CodingKey { case a, nested, list, base, tail }
+  func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: Keys.self)
+    try container.encode(1, forKey: .a)
+    var nested = container.nestedContainer(keyedBy: Keys.self, forKey: .nested)
+    var list = container.nestedUnkeyedContainer(forKey: .list)
+    let base = container.superEncoder(forKey: .base)
+    try container.encode("last", forKey: .tail)
+    // Filled after the parent went on: the values must still land in their places.
+    try nested.encode(true, forKey: .a)
+    try list.encode("x")
+    var inner = list.nestedContainer(keyedBy: Keys.self)
+    try inner.encode(2.5, forKey: .a)
+    try list.encodeNil()
+    var single = base.singleValueContainer()
+    try single.encode([1, 2])
+  }
+}
+
+private enum Shape: Codable, Equatable {
+  case point
+  case circle(radius: Double)
+  case polygon(points: [[Int]], name: String?, closed: Bool)
+}
+
+@Suite("Codable bridge: encoder internals")
+struct EncoderInternalsTests {
+  @Test func nestedContainersAndSuperEncodersFilledLaterLandInPlace() throws {
+    let json = try JSONValueEncoder().encode(HandWritten())
+    #expect(json.objectValue?.keys == ["a", "nested", "list", "base", "tail"])
+    #expect(
+      json == [
+        "a": 1, "nested": ["a": true], "list": ["x", ["a": 2.5], nil], "base": [1, 2],
+        "tail": "last",
+      ])
+  }
+
+  @Test("siblings of different shapes, encoded with one reused child encoder")
+  func reusedChildEncodersStartClean() throws {
+    let shapes: [Shape] = [
+      .polygon(points: [[0, 0], [1, 0], [0, 1]], name: "t", closed: true), .point,
+      .circle(radius: 2), .polygon(points: [], name: nil, closed: false), .circle(radius: 0.5),
+    ]
+    let json = try JSONValueEncoder().encode(shapes)
+    #expect(
+      json[0] == ["polygon": ["points": [[0, 0], [1, 0], [0, 1]], "name": "t", "closed": true]])
+    #expect(json[1] == ["point": [:]])
+    #expect(json[3] == ["polygon": ["points": [], "closed": false]])
+    #expect(try JSONValueDecoder().decode([Shape].self, from: json) == shapes)
+  }
+
+  @Test func floatsAreWrittenAsTheyPrint() throws {
+    #expect(try JSONValueEncoder().encode([Float(0.1), 19.99]) == [0.1, 19.99])
+  }
+
+  @Test func aKeyEncodedTwiceKeepsItsFirstPlaceAndLastValue() throws {
+    struct Twice: Encodable {
+      enum Keys: CodingKey { case a, b }
+      func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(1, forKey: .a)
+        try container.encode(2, forKey: .b)
+        try container.encode(3, forKey: .a)
+      }
+    }
+    let json = try JSONValueEncoder().encode(Twice())
+    #expect(json.objectValue?.keys == ["a", "b"])
+    #expect(json == ["a": 3, "b": 2])
+  }
+}
