@@ -30,6 +30,11 @@ public final class Store<F: Feature>: AnyStore {
 
   var publisher: ViewPublisher<F.View>
   private let publicActions: Set<String>
+  /// Payload-free public actions (`{"type": "increment"}`) by name, decoded once: such a wire
+  /// object always decodes to the same value, and `Codable` was the largest cost of a
+  /// dispatch. Only successfully decoded public names enter, so it holds at most one entry
+  /// per public action.
+  private var payloadFreeActions: [String: F.Action] = [:]
   private var queue: [Queued] = []
   private var queueHead = 0
   private var isReducing = false
@@ -130,13 +135,25 @@ public final class Store<F: Feature>: AnyStore {
 
   /// Decodes, checks and reduces a client's action (see `AnyStore.send(wire:cause:)`).
   public func send(wire action: JSON, cause: JSON?) throws(ActionError) -> Transaction {
-    let decoded = try WireFormat.decodeAction(F.Action.self, from: action, allowed: publicActions)
+    let decoded = try decode(wire: action)
     do {
       try feature.validate(decoded)
     } catch {
       throw .invalid(pointer: error.pointer, reason: error.reason)
     }
     return send(decoded, cause: cause)
+  }
+
+  private func decode(wire action: JSON) throws(ActionError) -> F.Action {
+    guard case .object(let fields) = action, fields.count == 1,
+      case .string(let name)? = fields["type"]
+    else {
+      return try WireFormat.decodeAction(F.Action.self, from: action, allowed: publicActions)
+    }
+    if let known = payloadFreeActions[name] { return known }
+    let decoded = try WireFormat.decodeAction(F.Action.self, from: action, allowed: publicActions)
+    payloadFreeActions[name] = decoded
+    return decoded
   }
 
   /// Queues `action` and, unless a reduce is already under way further up the stack, reduces

@@ -66,6 +66,25 @@ import Testing
     #expect(store.version == 0)
   }
 
+  /// Payload-free actions are decoded once per store and remembered: a remembered one must
+  /// reduce every time, and a refused or incomplete one must be refused every time.
+  @Test func repeatedPayloadFreeActionsReduceEachTimeAndRefusalsAreNotRemembered() throws {
+    let store = try makeStore(Counter())
+    for _ in 0..<3 {
+      _ = try store.send(wire: ["type": "increment"], cause: nil)
+      #expect(throws: ActionError.self) { try store.send(wire: ["type": "reset"], cause: nil) }
+      #expect {
+        try store.send(wire: ["type": "set"], cause: nil)
+      } throws: { error in
+        if case .invalid(let pointer, _) = error as? ActionError { return pointer == "/value" }
+        return false
+      }
+    }
+    _ = try store.send(wire: ["type": "decrement"], cause: nil)
+    #expect(store.published == ["count": 2, "isEven": true])
+    #expect(store.version == 4)
+  }
+
   @Test func aMissingOrMistypedFieldIsInvalidWithItsPointer() throws {
     let store = try makeStore(Counter())
     for (wire, pointer): (JSON, String) in [
