@@ -15,11 +15,14 @@ extension Feature {
       eventNames: Self.eventNames,
       isPersistent: Self.isPersistent,
       schemaVersion: Self.schemaVersion,
-      // The initial view guides the probe through enums, whose cases it cannot list.
-      viewSchema: SchemaProbe.schema(
-        of: View.self, sample: try? JSONValueEncoder().encode(view(of: initialState))),
-      actionSchemas: SchemaProbe.caseSchemas(of: Action.self, cases: Self.publicActions),
-      eventSchemas: SchemaProbe.caseSchemas(of: Event.self, cases: Self.eventNames),
+      deriveSchemas: {
+        FeatureSchemas(
+          // The initial view guides the probe through enums, whose cases it cannot list.
+          view: SchemaProbe.schema(
+            of: View.self, sample: try? JSONValueEncoder().encode(view(of: initialState))),
+          actions: SchemaProbe.caseSchemas(of: Action.self, cases: Self.publicActions),
+          events: SchemaProbe.caseSchemas(of: Event.self, cases: Self.eventNames))
+      },
       makeStore: { id, initial, restoring throws(ActionError) in
         try Store(feature: self, id: id, initial: initial, restoring: restoring)
       })

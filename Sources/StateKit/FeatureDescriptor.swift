@@ -1,18 +1,32 @@
 import JSON
+import Synchronization
 
 /// A registered feature with its type erased: what `features/list`, `rpc.discover` and
 /// `store/open` need. Made by `Feature.descriptor()`.
+///
+/// The schemas are derived on first use (`features/list`, `rpc.discover`), not at
+/// registration: probing every feature's types was about a quarter of the server's start-up.
 public struct FeatureDescriptor: Sendable {
   public var name: String
   public var publicActions: [String]
   public var eventNames: [String]
   public var isPersistent: Bool
   public var schemaVersion: Int
-  /// JSON Schemas (2020-12) of the published view, of each public action and of each event,
-  /// derived from the Swift types.
-  public var viewSchema: JSON
-  public var actionSchemas: [String: JSON]
-  public var eventSchemas: [String: JSON]
+  /// JSON Schema (2020-12) of the published view, derived from the Swift types.
+  public var viewSchema: JSON {
+    get { schemas.value.view }
+    set { schemas = SchemaCell(resolved: schemas.value.replacing(view: newValue)) }
+  }
+  /// JSON Schemas of each public action, by name.
+  public var actionSchemas: [String: JSON] {
+    get { schemas.value.actions }
+    set { schemas = SchemaCell(resolved: schemas.value.replacing(actions: newValue)) }
+  }
+  /// JSON Schemas of each event, by name.
+  public var eventSchemas: [String: JSON] {
+    get { schemas.value.events }
+    set { schemas = SchemaCell(resolved: schemas.value.replacing(events: newValue)) }
+  }
   /// Makes a store. `initial` is an RFC 7396 merge patch over the feature's initial state;
   /// `restoring` a persisted snapshot (private state and version). Throws `ActionError.invalid`
   /// when either does not decode.
@@ -22,6 +36,9 @@ public struct FeatureDescriptor: Sendable {
     )
       throws(ActionError) -> any AnyStore
 
+  private var schemas: SchemaCell
+
+  /// A descriptor with its schemas given.
   public init(
     name: String, publicActions: [String], eventNames: [String], isPersistent: Bool,
     schemaVersion: Int, viewSchema: JSON, actionSchemas: [String: JSON],
@@ -35,9 +52,65 @@ public struct FeatureDescriptor: Sendable {
     self.eventNames = eventNames
     self.isPersistent = isPersistent
     self.schemaVersion = schemaVersion
-    self.viewSchema = viewSchema
-    self.actionSchemas = actionSchemas
-    self.eventSchemas = eventSchemas
+    self.schemas = SchemaCell(
+      resolved: FeatureSchemas(view: viewSchema, actions: actionSchemas, events: eventSchemas))
     self.makeStore = makeStore
+  }
+
+  /// A descriptor whose schemas `derive` computes on first use (once, for every copy).
+  init(
+    name: String, publicActions: [String], eventNames: [String], isPersistent: Bool,
+    schemaVersion: Int, deriveSchemas derive: @escaping @Sendable () -> FeatureSchemas,
+    makeStore:
+      @escaping @MainActor @Sendable (String, JSON?, (state: JSON, version: UInt64)?)
+      throws(ActionError) -> any AnyStore
+  ) {
+    self.name = name
+    self.publicActions = publicActions
+    self.eventNames = eventNames
+    self.isPersistent = isPersistent
+    self.schemaVersion = schemaVersion
+    self.schemas = SchemaCell(derive: derive)
+    self.makeStore = makeStore
+  }
+}
+
+/// The three kinds of schema of a feature.
+struct FeatureSchemas: Sendable {
+  var view: JSON
+  var actions: [String: JSON]
+  var events: [String: JSON]
+
+  func replacing(
+    view: JSON? = nil, actions: [String: JSON]? = nil, events: [String: JSON]? = nil
+  ) -> FeatureSchemas {
+    FeatureSchemas(
+      view: view ?? self.view, actions: actions ?? self.actions, events: events ?? self.events)
+  }
+}
+
+/// Schemas derived once, on first read, shared by every copy of a descriptor. A `Mutex`
+/// makes the first read safe from any thread (descriptors are `Sendable`).
+private final class SchemaCell: Sendable {
+  private enum Content {
+    case pending(@Sendable () -> FeatureSchemas)
+    case resolved(FeatureSchemas)
+  }
+  private let content: Mutex<Content>
+
+  init(resolved: FeatureSchemas) { content = Mutex(.resolved(resolved)) }
+  init(derive: @escaping @Sendable () -> FeatureSchemas) { content = Mutex(.pending(derive)) }
+
+  var value: FeatureSchemas {
+    content.withLock { content in
+      switch content {
+      case .resolved(let schemas):
+        return schemas
+      case .pending(let derive):
+        let schemas = derive()
+        content = .resolved(schemas)
+        return schemas
+      }
+    }
   }
 }
