@@ -117,8 +117,7 @@ def expected_reply(message):
     method, params = message["method"], message.get("params")
     codes = None
     if method not in METHODS and method != "shutdown":
-        # -32601; the server checks params first, so an array `params` gets -32602.
-        codes = {-32601, -32602}
+        codes = {-32601}  # whatever the params (NOTES.md 18:58, fixed)
     deferrable = (method == "dispatch" and isinstance(params, dict)
                   and params.get("wait") == "settled")
     return {"id": rid, "codes": codes, "deferrable": deferrable}

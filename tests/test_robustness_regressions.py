@@ -1,5 +1,7 @@
 """Regression tests for bugs the robustness tests found, each named after its bug and holding
 the exact reproduction posted on NOTES.md. A test lands on main only once its fix has."""
+import json
+
 TIMEOUT = 30
 INT_MAX = (1 << 63) - 1
 
@@ -87,3 +89,38 @@ def test_persistent_store_ids_with_nul_stay_distinct(spawn, tmp_path):
     fresh = second.request("store/open", {"feature": "counter", "store": "a", "persist": True})
     assert fresh["state"] == {"count": 0} and fresh["version"] == 0
     assert second.close(timeout=TIMEOUT) == 0
+
+
+# NOTES.md 18:58 (server): unknown method with array params.
+
+def test_unknown_method_with_array_params_is_method_not_found(spawn):
+    client = spawn()
+    reply = client.request_raw("subtract", [42, 23])
+    assert reply["error"]["code"] == -32601
+
+
+# NOTES.md 19:00 (server + lead): a path subscription whose subtree disappears and comes back.
+
+def test_subtree_that_reappears_is_added_not_replaced(spawn):
+    client = spawn()
+    client.dispatch("cart", {"type": "add", "id": "a", "name": "A", "price": 1})
+    client.request("state/subscribe", {"store": "cart", "path": "/items/0"})
+    client.dispatch("cart", {"type": "remove", "id": "a"})
+    start = len(client.messages)
+    client.dispatch("cart", {"type": "add", "id": "b", "name": "B", "price": 2})
+    scoped = [m["params"]["patch"] for m in client.messages[start:]
+              if isinstance(m, dict) and m.get("method") == "state/patch"
+              and m["params"].get("path") == "/items/0"]
+    assert scoped == [[{"op": "add", "path": "/items/0",
+                        "value": {"id": "b", "name": "B", "price": 2, "quantity": 1}}]]
+
+
+# NOTES.md 19:05 (server): the CR of a CRLF ending counts toward --max-message-bytes.
+
+def test_crlf_does_not_count_toward_the_message_limit(spawn):
+    client = spawn("--max-message-bytes", "200")
+    line = json.dumps(req("x", "store/list", {"pad": ""}), separators=(",", ":"))
+    line = line.replace('"pad":""', '"pad":"' + "a" * (200 - len(line)) + '"')
+    assert len(line) == 200
+    client.send_bytes(line.encode() + b"\r\n")
+    assert "result" in client.response("x", timeout=TIMEOUT)
