@@ -161,10 +161,16 @@ public final class Store<F: Feature>: AnyStore {
   /// runs on the main actor, and a nested send only appends.
   func enqueue(_ action: F.Action, _ context: EffectContext, fromEffect: Bool) {
     guard !isClosed else { return }
-    queue.append(Queued(action: action, context: context, fromEffect: fromEffect))
-    guard !isReducing else { return }
+    guard !isReducing else {
+      queue.append(Queued(action: action, context: context, fromEffect: fromEffect))
+      return
+    }
     isReducing = true
     defer { isReducing = false }
+    // Not reducing means the queue is empty: reduce this action without queueing it (the
+    // usual case; the queue's bookkeeping cost as much as reducing a counter).
+    reduce(action, context, fromEffect: fromEffect)
+    guard !queue.isEmpty else { return }
     while queueHead < queue.count {
       let next = queue[queueHead]
       queueHead += 1
