@@ -41,6 +41,7 @@ class Client:
         self.on_line = on_line
         self.messages = []          # every parsed line, in arrival order
         self.notifications = []     # server notifications only
+        self.listener_errors = []   # (message, exception) a listener raised; reading went on
         self._responses = {}        # id (as JSON text) -> response
         self._cond = threading.Condition()
         self._ids = itertools.count(1)
@@ -246,7 +247,10 @@ class Client:
             self.on_line(line)
         message = json.loads(line)
         for listener in list(self._listeners):
-            listener(message)
+            try:
+                listener(message)
+            except Exception as error:  # noqa: BLE001 - one bad listener must not stop reading
+                self.listener_errors.append((message, error))
         with self._cond:
             self.messages.append(message)
             replies = message if isinstance(message, list) else [message]

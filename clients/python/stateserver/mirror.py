@@ -1,8 +1,11 @@
 """A local copy of a store's state, kept by applying the server's patches."""
 import copy
 import threading
+import time
 
 import jsonpatch
+
+from .client import RPCError
 
 
 class Mirror:
@@ -13,6 +16,10 @@ class Mirror:
     version. A patch from another version (a gap, or an old patch crossing the subscription's
     answer) triggers the resync rule: `state/get`, then carry on. `resyncs` counts them.
     Patches are applied on the client's reader thread; `sync()` waits for a given version.
+
+    A path's subtree can disappear (a `remove` of the path) and come back (an `add`): while it
+    is absent `exists` is False and `state` is None. `version` is the `to` of the last patch
+    the subscription got; a path subscription skips versions that left its subtree alone.
     """
 
     def __init__(self, client, store, path="", subscribe=True):
@@ -25,7 +32,12 @@ class Mirror:
         self._gap = False
         self._cond = threading.Condition()
         self.state = None
+        self.exists = True
         self.version = -1
+        # The newest store version the mirror is known to reflect (>= version for a path).
+        self._current = -1
+        # After a resync found the path absent (no version known): the next patch is its `add`.
+        self._absent_unknown = False
         client.add_listener(self._on_message)
         params = {"store": store}
         if path:
@@ -34,6 +46,14 @@ class Mirror:
         with self._cond:
             if result["version"] >= self.version:
                 self.state, self.version = result["state"], result["version"]
+                self.exists = True
+            self._current = max(self._current, result["version"])
+
+    def _params(self):
+        params = {"store": self.store}
+        if self.path:
+            params["path"] = self.path
+        return params
 
     def _on_message(self, message):
         if not isinstance(message, dict) or message.get("method") != "state/patch":
@@ -44,17 +64,24 @@ class Mirror:
         with self._cond:
             if params["to"] <= self.version:
                 return  # already reflected (the subscription's answer carried a newer state)
-            if params["from"] != self.version:
+            # `from` may pass the last patch's `to` when a `state/get` showed the mirror current
+            # up to `from` (a path subscription skips versions that left its subtree alone).
+            if not (self.version <= params["from"] <= self._current or self._absent_unknown):
                 self._gap = True
                 self._cond.notify_all()
                 return
-            document = {"root": self.state}
+            document = {"root": self.state} if self.exists else {}
             operations = [dict(op, path=self._rebase(op["path"])) for op in params["patch"]]
             for op in operations:
                 if "from" in op:
                     op["from"] = self._rebase(op["from"])
-            self.state = jsonpatch.apply_patch(document, operations)["root"]
+            document = jsonpatch.apply_patch(document, operations)
+            # A `remove` of the subscribed path leaves no "root": the subtree is absent.
+            self.exists = "root" in document
+            self.state = document.get("root")
             self.version = params["to"]
+            self._current = max(self._current, self.version)
+            self._absent_unknown = False
             self.patches += 1
             if params["to"] > params["from"] + 1:
                 self.coalesced += 1
@@ -67,23 +94,68 @@ class Mirror:
         return "/root" + pointer[len(self.path):]
 
     def resync(self):
-        params = {"store": self.store}
-        if self.path:
-            params["path"] = self.path
-        result = self.client.request("state/get", params)
+        try:
+            result = self.client.request("state/get", self._params())
+        except RPCError as error:
+            if error.code != -32602 or not self.path:
+                raise
+            result = None  # the subscribed path has no value now
         with self._cond:
             self.resyncs += 1
             self._gap = False
-            if result["version"] >= self.version:
+            if result is None:
+                self.exists, self.state, self._absent_unknown = False, None, True
+            elif result["version"] >= self.version:
                 self.state, self.version = copy.deepcopy(result["state"]), result["version"]
+                self.exists = True
+                self._current = max(self._current, self.version)
+                self._absent_unknown = False
 
-    def sync(self, version, timeout=30):
-        """Waits until the mirror reaches `version` (resyncing if a gap is seen)."""
+    def sync(self, version=None, timeout=30):
+        """Waits until the mirror reflects `version` of the store (default: its version now),
+        resyncing if a gap is seen; returns the state.
+
+        A path subscription gets no patch for versions that left its subtree alone, so the
+        mirror may never reach `version` itself: then a `state/get` tells. Its answer follows
+        every patch written before it, and the reader applies those first, so once it arrives
+        the mirror is as new as the version it carries."""
+        deadline = time.monotonic() + timeout
+        asked = False
         while True:
             with self._cond:
-                self._cond.wait_for(lambda: self.version >= version or self._gap, timeout)
-                if self.version >= version:
+                gap = self._gap
+                if not gap and version is not None and self._current >= version:
                     return self.state
-                if not self._gap:
-                    raise TimeoutError(f"mirror of {self.store} stuck at {self.version} < {version}")
-            self.resync()
+            if gap:
+                self.resync()
+                continue
+            remaining = max(deadline - time.monotonic(), 0)
+            if not asked and (version is None or self.path):
+                asked = True
+                reached = self._store_version(remaining)
+                with self._cond:
+                    if self._gap:
+                        continue
+                    if reached is None:  # the path has no value now
+                        if self.exists:
+                            self._gap = True  # the mirror missed its removal: resync
+                            continue
+                        return self.state
+                    self._current = max(self._current, reached)
+                    if version is None:
+                        version = reached
+                continue
+            with self._cond:
+                if not self._cond.wait_for(
+                        lambda: self._current >= version or self._gap, remaining):
+                    raise TimeoutError(
+                        f"mirror of {self.store}{self.path} stuck at {self.version} < {version}")
+
+    def _store_version(self, timeout):
+        """The store's version from `state/get` of the path; None when the path is absent."""
+        try:
+            return self.client.request("state/get", self._params(), timeout=timeout)["version"]
+        except RPCError as error:
+            if error.code != -32602 or not self.path:
+                raise
+            return None
