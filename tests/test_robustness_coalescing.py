@@ -8,8 +8,6 @@ import threading
 
 from stateserver import Mirror
 
-from test_robustness_fuzz import QUIET
-
 TIMEOUT = 60
 
 
@@ -33,7 +31,7 @@ def dispatch(store, action, id=None):
 
 
 def test_events_are_never_merged_dropped_or_reordered_while_patches_merge(spawn):
-    client = spawn("--drain-timeout", "0", *QUIET)
+    client = spawn("--drain-timeout", "0")
     start = len(client.messages)
     subscribed = client.request("state/subscribe", {"store": "navigation"})
     base = subscribed["version"]
@@ -96,7 +94,7 @@ def test_events_are_never_merged_dropped_or_reordered_while_patches_merge(spawn)
 
 
 def test_path_subscriptions_stay_exact_through_coalescing(spawn):
-    client = spawn("--drain-timeout", "0", *QUIET)
+    client = spawn("--drain-timeout", "0")
     client.request("store/open", {"feature": "cart", "store": "k"})
     for n in range(5):
         client.dispatch("k", {"type": "add", "id": f"i{n}", "name": f"N{n}", "price": 100 + n})
@@ -126,7 +124,7 @@ def test_path_subscriptions_stay_exact_through_coalescing(spawn):
 
 
 def test_close_and_reopen_under_the_same_id_while_stuck(spawn):
-    client = spawn("--drain-timeout", "0", *QUIET)
+    client = spawn("--drain-timeout", "0")
     start = len(client.messages)
     client.request("store/open", {"feature": "counter", "store": "r"})
     lines = []

@@ -7,7 +7,7 @@ import random
 
 from stateserver import Mirror
 
-from test_robustness_fuzz import QUIET, STRINGS
+from test_robustness_fuzz import STRINGS
 
 TIMEOUT = 60
 IDS = ["p-1", "ünï ✓", "a/b", "~0~1", " ", "x" * 300, "😀", "a\u0000b", "a"]
@@ -16,7 +16,7 @@ IDS = ["p-1", "ünï ✓", "a/b", "~0~1", " ", "x" * 300, "😀", "a\u0000b", "a
 def test_a_burst_then_a_clean_exit_loses_no_acknowledged_change(spawn, tmp_path):
     rng = random.Random(777)
     state_dir = str(tmp_path / "state")
-    first = spawn("--state-dir", state_dir, "--latency", "1", "--drain-timeout", "2", *QUIET)
+    first = spawn("--state-dir", state_dir, "--latency", "1", "--drain-timeout", "2")
     for id in IDS:
         first.request("store/open", {"feature": rng.choice(["notes", "profile"]), "store": id,
                                      "persist": True})
@@ -47,7 +47,7 @@ def test_a_burst_then_a_clean_exit_loses_no_acknowledged_change(spawn, tmp_path)
     # change is flushed, exit 0.
     assert first.close(timeout=TIMEOUT) == 0
 
-    second = spawn("--state-dir", state_dir, "--latency", "1", *QUIET)
+    second = spawn("--state-dir", state_dir, "--latency", "1")
     restored = {}
     for store in persistent:
         if store in ("notes", "profile"):
@@ -63,7 +63,7 @@ def test_a_burst_then_a_clean_exit_loses_no_acknowledged_change(spawn, tmp_path)
     assert scratch["version"] == 0 and scratch["state"]["notes"] == []
     # The state itself survived: a third run (no actions in between) sees the same.
     assert second.close(timeout=TIMEOUT) == 0
-    third = spawn("--state-dir", state_dir, *QUIET)
+    third = spawn("--state-dir", state_dir)
     for store in persistent:
         if store in ("notes", "profile"):
             again = third.request("state/get", {"store": store})

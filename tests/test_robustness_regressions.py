@@ -124,3 +124,14 @@ def test_crlf_does_not_count_toward_the_message_limit(spawn):
     assert len(line) == 200
     client.send_bytes(line.encode() + b"\r\n")
     assert "result" in client.response("x", timeout=TIMEOUT)
+
+
+# NOTES.md 18:58 (server): the Python client never reads stderr, so the server blocks on its
+# logs after ~64 KiB of warnings and stops answering.
+
+def test_many_failing_notifications_with_default_logging_do_not_stall(spawn):
+    client = spawn()
+    for _ in range(2000):
+        client.notify("dispatch", {"store": "nope", "action": {"type": "x"}})
+    assert client.request("store/list", timeout=10)["stores"]
+    assert client.close(timeout=TIMEOUT) == 0

@@ -10,8 +10,6 @@ import time
 
 import pytest
 
-from test_robustness_fuzz import QUIET
-
 TIMEOUT = 30
 LONG = 600_000  # ms: an effect that only a shutdown or a close can end
 
@@ -45,14 +43,14 @@ def ids_of(messages):
 def run_piped(stateserver_bin, payload, *args, timeout=TIMEOUT):
     """Pipes raw bytes into a server and returns (exit code, output lines as JSON, seconds)."""
     started = time.monotonic()
-    done = subprocess.run([stateserver_bin, "--ephemeral", *QUIET, *args], input=payload,
+    done = subprocess.run([stateserver_bin, "--ephemeral", *args], input=payload,
                           capture_output=True, timeout=timeout)
     lines = [json.loads(line) for line in done.stdout.split(b"\n") if line]
     return done.returncode, lines, time.monotonic() - started
 
 
 def test_shutdown_with_settled_waits_pending_answers_each_once_then_itself(spawn):
-    client = spawn("--drain-timeout", "0.5", *QUIET)
+    client = spawn("--drain-timeout", "0.5")
     client.request("store/open", {"feature": "users", "store": "u"})
     for i in range(5):
         client.send(later(f"long-{i}"))
@@ -85,7 +83,7 @@ def test_shutdown_with_settled_waits_pending_answers_each_once_then_itself(spawn
 
 
 def test_two_shutdowns_and_a_shutdown_notification_all_end_cleanly(spawn):
-    client = spawn("--drain-timeout", "0.2", *QUIET)
+    client = spawn("--drain-timeout", "0.2")
     client.send(later("long"))
     client.send(request("bye-1", "shutdown"))
     client.send(request("bye-2", "shutdown"))
@@ -96,7 +94,7 @@ def test_two_shutdowns_and_a_shutdown_notification_all_end_cleanly(spawn):
     assert ids.count("long") == 1 and ids.count("bye-1") == 1
     assert ids.count("bye-2") <= 1  # answered {} or never read: the reader stops at shutdown
 
-    quiet = spawn("--drain-timeout", "0.2", *QUIET)
+    quiet = spawn("--drain-timeout", "0.2")
     quiet.send(later("long"))
     quiet.notify("shutdown")
     assert quiet.process.wait(timeout=TIMEOUT) == 0
@@ -105,7 +103,7 @@ def test_two_shutdowns_and_a_shutdown_notification_all_end_cleanly(spawn):
 
 
 def test_shutdown_inside_a_batch_answers_the_batch(spawn):
-    client = spawn("--drain-timeout", "0.2", *QUIET)
+    client = spawn("--drain-timeout", "0.2")
     client.send([later("long"), request("bye", "shutdown"), request("late", "store/list"),
                  {"jsonrpc": "2.0", "method": "store/list"}])
     assert client.process.wait(timeout=TIMEOUT) == 0
@@ -158,7 +156,7 @@ def test_end_of_input_with_a_batch_waiting_past_the_drain_timeout(stateserver_bi
 
 
 def test_store_close_answers_its_settled_waiters(spawn):
-    client = spawn("--drain-timeout", "0", *QUIET)
+    client = spawn("--drain-timeout", "0")
     client.request("store/open", {"feature": "counter", "store": "x"})
     client.request("store/open", {"feature": "cart", "store": "k"})
     client.request("store/open", {"feature": "users", "store": "u"})
@@ -191,7 +189,7 @@ def test_store_close_answers_its_settled_waiters(spawn):
 
 
 def test_store_close_in_the_batch_that_started_the_wait(spawn):
-    client = spawn("--drain-timeout", "0", *QUIET)
+    client = spawn("--drain-timeout", "0")
     client.request("store/open", {"feature": "counter", "store": "y"})
     client.send([later("wait", store="y"), request("close", "store/close", {"store": "y"}),
                  later("gone", store="y")])
@@ -204,7 +202,7 @@ def test_store_close_in_the_batch_that_started_the_wait(spawn):
 
 
 def test_cancel_request_inside_and_across_batches(spawn):
-    client = spawn("--drain-timeout", "0", *QUIET)
+    client = spawn("--drain-timeout", "0")
     client.send([later("a"), later("b"), request("list", "store/list")])
     client.send([{"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": "a"}},
                  {"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": "nobody"}},
@@ -222,7 +220,7 @@ def test_cancel_request_inside_and_across_batches(spawn):
 
 
 def test_sigterm_with_settled_waits_pending(spawn):
-    client = spawn("--drain-timeout", "0.3", *QUIET)
+    client = spawn("--drain-timeout", "0.3")
     for i in range(3):
         client.send(later(f"long-{i}"))
     client.send(later("short", after=1))

@@ -11,8 +11,6 @@ import threading
 
 from stateserver import Mirror
 
-from test_robustness_fuzz import QUIET
-
 SEED = 424242
 TIMEOUT = 60
 
@@ -84,7 +82,7 @@ def cart_invariants(state):
 
 
 def test_interleaved_dispatches_across_many_stores_keep_every_mirror_exact(spawn):
-    client = spawn("--latency", "3", "--drain-timeout", "1", *QUIET)
+    client = spawn("--latency", "3", "--drain-timeout", "1")
     rng = random.Random(SEED)
     recorder = Recorder(client)
 
@@ -249,7 +247,7 @@ def test_interleaved_dispatches_across_many_stores_keep_every_mirror_exact(spawn
 def test_settled_waits_on_one_store_do_not_wait_for_other_transactions(spawn):
     """`settled` covers the effects of its own action (and what they feed back), not a slower
     action sent before it: a 20 ms incrementLater settles while a 60 s one is still pending."""
-    client = spawn("--drain-timeout", "0", *QUIET)
+    client = spawn("--drain-timeout", "0")
     slow = client.dispatch("counter", {"type": "incrementLater", "afterMs": 60_000})
     assert slow == {"store": "counter", "version": 0}
     for i in range(20):
@@ -263,7 +261,7 @@ def test_patches_are_merged_for_a_stalled_reader_and_the_mirror_stays_exact(spaw
     """A client that stops reading while thousands of cart and counter changes go in: the
     patches it later gets may be coalesced (to > from + 1) but the chains stay continuous and the
     mirrors equal state/get."""
-    client = spawn("--drain-timeout", "0", *QUIET)
+    client = spawn("--drain-timeout", "0")
     recorder = Recorder(client)
     for name, feature in (("s-counter", "counter"), ("s-cart", "cart")):
         client.request("store/open", {"feature": feature, "store": name})
