@@ -416,3 +416,24 @@ def test_fuzz_batches_and_notifications_only(spawn):
         sent += 1
     assert sent > 300
     finish_session(client, ledger, seen)
+
+
+class PersistingFuzzer(Fuzzer):
+    """Opens most stores with `persist: true`, so the fuzz also goes through SQLite."""
+
+    def params(self, method):
+        params = super().params(method)
+        if method == "store/open" and isinstance(params, dict) and self.rng.random() < 0.6:
+            params["persist"] = True
+        return params
+
+
+def test_fuzz_with_persistent_stores_across_restarts(spawn, tmp_path):
+    """The same fuzz against a state directory, three servers in a row on the same database:
+    persistent stores come back (store/open of an existing persisted id restores it)."""
+    for round in range(3):
+        client = spawn("--state-dir", str(tmp_path), "--drain-timeout", "1")
+        fuzzer = PersistingFuzzer(random.Random(SEED + 10 + round))
+        ledger, sent, seen = run_session(client, fuzzer, 600)
+        assert client.process.poll() is None, "the server died"
+        finish_session(client, ledger, seen)

@@ -2,6 +2,8 @@
 the exact reproduction posted on NOTES.md. A test lands on main only once its fix has."""
 import json
 
+from stateserver import Mirror
+
 TIMEOUT = 30
 INT_MAX = (1 << 63) - 1
 
@@ -135,3 +137,16 @@ def test_many_failing_notifications_with_default_logging_do_not_stall(spawn):
         client.notify("dispatch", {"store": "nope", "action": {"type": "x"}})
     assert client.request("store/list", timeout=10)["stores"]
     assert client.close(timeout=TIMEOUT) == 0
+
+
+# NOTES.md 19:00 (server): the Python Mirror of a subtree that disappears (and a listener's
+# exception killed the client's reader thread).
+
+def test_mirror_of_a_subtree_that_disappears_keeps_the_client_alive(spawn):
+    client = spawn()
+    client.dispatch("cart", {"type": "add", "id": "a", "name": "A", "price": 1})
+    mirror = Mirror(client, "cart", "/items/0")
+    client.dispatch("cart", {"type": "remove", "id": "a"})
+    client.dispatch("cart", {"type": "add", "id": "b", "name": "B", "price": 2})
+    assert client.request("store/list", timeout=10)["stores"]
+    assert mirror.state == {"id": "b", "name": "B", "price": 2, "quantity": 1}
