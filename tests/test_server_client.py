@@ -1,5 +1,7 @@
 """The Python client (clients/python) itself: what a test-suite author relies on."""
 import os
+import re
+import threading
 
 from stateserver import Client, Mirror
 
@@ -67,3 +69,44 @@ def test_mirror_sync_on_a_path_whose_last_changes_were_elsewhere(spawn):
     changed = client.dispatch("cart", {"type": "setQuantity", "id": "a", "quantity": 5})
     assert mirror.sync(changed["version"], timeout=10)["quantity"] == 5
     assert mirror.resyncs == 0 and client.listener_errors == []
+
+
+def test_server_keeps_serving_when_nobody_reads_its_stderr(stateserver_bin):
+    # A parent (a GUI, a forgotten pipe) that never reads stderr: ~700 KiB of warnings fill the
+    # pipe, yet requests are still answered. The lines past the server's bound are dropped and
+    # counted; once someone reads again, the notice of the drop arrives before the exit.
+    read_end, write_end = os.pipe()
+    received = []
+    reader = threading.Thread(target=lambda: received.append(_read_all(read_end)), daemon=True)
+    client = None
+    try:
+        client = Client.spawn([stateserver_bin, "--ephemeral"], stderr=write_end)
+        os.close(write_end)
+        sender = threading.Thread(target=lambda: [
+            client.notify("dispatch", {"store": "nope", "action": {"type": "x"}})
+            for _ in range(5000)], daemon=True)
+        sender.start()
+        sender.join(timeout=10)
+        assert not sender.is_alive(), "the server stopped reading its stdin"
+        assert "stores" in client.request("store/list", timeout=10)
+        reader.start()
+        assert client.close(timeout=10) == 0
+        reader.join(timeout=10)
+        logs = received[0].decode()
+        assert logs.startswith("stateserver: warning: notification failed")
+        dropped = re.findall(r"warning: (\d+) log records dropped: stderr is not being read\n", logs)
+        assert len(dropped) == 1
+        assert logs.count("notification failed") + int(dropped[0]) == 5000
+    finally:
+        if client is not None and client.process.poll() is None:
+            client.process.kill()
+        if reader.is_alive():
+            reader.join(timeout=10)
+        os.close(read_end)
+
+
+def _read_all(fd):
+    chunks = []
+    while chunk := os.read(fd, 1 << 16):
+        chunks.append(chunk)
+    return b"".join(chunks)

@@ -9,8 +9,9 @@ import JSON
 /// Diagnostics on stderr (stdout carries protocol messages only), as text or as one JSON
 /// object per line.
 ///
-/// Each record is one `write(2)` of a whole line, so records from the reader, the writer and
-/// the main actor never interleave mid-line.
+/// Records are queued whole to ``StandardErrorWriter``, whose thread alone writes them: they
+/// never interleave mid-line, and a stderr nobody reads never blocks the caller (past a bound,
+/// records are dropped and counted). ``flush(timeout:)`` before exiting.
 ///
 /// ```swift
 /// log.warning("notification failed", ["method": "dispatch", "code": "-32003"])
@@ -93,16 +94,39 @@ public struct Log: Sendable {
       line = (try? JSON.object(object).serialized()) ?? Array("{}".utf8)
     }
     line.append(UInt8(ascii: "\n"))
-    Self.writeStandardError(line)
+    StandardErrorWriter.shared.enqueue(line, format: format)
   }
 
-  /// Writes to fd 2 directly: Glibc's `stderr` global is not concurrency-safe in Swift 6.
+  /// Waits, at most `timeout` seconds, until every queued record is written.
+  @discardableResult
+  public static func flush(timeout: Double = 0.5) -> Bool {
+    StandardErrorWriter.shared.flush(timeout: timeout)
+  }
+
+  /// The record that stands for `count` records dropped while stderr was full.
+  static func droppedNotice(count: Int, format: Format) -> [UInt8] {
+    let message = "\(count) log records dropped: stderr is not being read"
+    let line =
+      switch format {
+      case .text: "stateserver: warning: \(message)\n"
+      case .json: #"{"level":"warning","message":"\#(message)","dropped":"\#(count)"}"# + "\n"
+      }
+    return Array(line.utf8)
+  }
+
+  /// Writes to fd 2 at once (the line before serving starts): Glibc's `stderr` global is not
+  /// concurrency-safe in Swift 6.
   static func writeStandardError(_ bytes: [UInt8]) {
+    writeAll(bytes, to: 2)
+  }
+
+  /// Writes all of `bytes` to `fd`, retrying on EINTR; gives up on any other error.
+  static func writeAll(_ bytes: [UInt8], to fd: Int32) {
     bytes.withUnsafeBytes { raw in
       guard let base = raw.baseAddress else { return }
       var offset = 0
       while offset < raw.count {
-        let written = write(2, base + offset, raw.count - offset)
+        let written = write(fd, base + offset, raw.count - offset)
         if written < 0 {
           if errno == EINTR { continue }
           return  // nowhere left to report a failing stderr

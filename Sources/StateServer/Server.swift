@@ -57,6 +57,7 @@ public struct Server: Sendable {
       try registry.openDefaultStores()
     } catch {
       log.error("cannot open the default stores", ["reason": error.message])
+      Log.flush()
       return 1
     }
     for store in registry.openStores { connection.attach(store) }
@@ -78,6 +79,7 @@ public struct Server: Sendable {
             inbox.finish()
           } else {
             log.warning("second signal; exiting without draining", ["signal": String(number)])
+            Log.flush()
             exit(128 + number)
           }
         }
@@ -87,6 +89,7 @@ public struct Server: Sendable {
     }
     let status = await connection.finished()
     for source in signals { source.cancel() }
+    Log.flush()
     return status
   }
 }
