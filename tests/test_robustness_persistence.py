@@ -73,3 +73,32 @@ def test_a_burst_then_a_clean_exit_loses_no_acknowledged_change(spawn, tmp_path)
         assert again["version"] == restored[store]["version"], store
         assert again["state"] == restored[store]["state"], store
     assert third.close(timeout=TIMEOUT) == 0
+
+
+def test_closing_a_persistent_store_mid_sync_and_reopening_it(spawn, tmp_path):
+    """store/close while the store's sync is in flight: the wait is answered, the effect's late
+    result is dropped, and reopening (in this server and the next) restores exactly the state
+    and version at the close."""
+    state_dir = str(tmp_path / "state")
+    client = spawn("--state-dir", state_dir, "--latency", "200", "--drain-timeout", "0")
+    client.request("store/open", {"feature": "notes", "store": "field", "persist": True})
+    mirror = Mirror(client, "field")
+    for n in range(5):
+        client.dispatch("field", {"type": "add", "text": f"note {n}"})
+    client.send({"jsonrpc": "2.0", "id": "sync", "method": "dispatch", "params": {
+        "store": "field", "action": {"type": "sync"}, "wait": "settled"}})
+    at_close = client.request("state/get", {"store": "field"})
+    assert at_close["state"]["sync"]["status"] == "syncing"
+    assert client.request("store/close", {"store": "field"}) == {}
+    assert "result" in client.response("sync", timeout=5)
+    assert mirror.state == at_close["state"] and mirror.version == at_close["version"]
+    # The interrupted sync comes back idle with its notes still pending. (Whether that change
+    # may keep the same version is open: NOTES.md 19:40.)
+    expected = dict(at_close["state"], sync=dict(at_close["state"]["sync"], status="idle"))
+    again = client.request("store/open", {"feature": "notes", "store": "field", "persist": True})
+    assert again["version"] >= at_close["version"] and again["state"] == expected
+    assert client.close(timeout=TIMEOUT) == 0
+    later = spawn("--state-dir", state_dir)
+    reopened = later.request("store/open", {"feature": "notes", "store": "field", "persist": True})
+    assert (reopened["version"], reopened["state"]) == (again["version"], expected)
+    assert later.close(timeout=TIMEOUT) == 0
