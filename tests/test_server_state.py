@@ -143,6 +143,18 @@ def test_subscribe_none_sends_no_patches_until_subscribed(server):
     assert not any(is_patch(m) for m in server.messages[start:] if isinstance(m, dict))
 
 
+def test_subscribe_none_still_delivers_the_events_of_a_dispatch(server):
+    # Subscriptions choose the state a client mirrors; events are one-off and never replayed,
+    # so they reach the client whatever it subscribed to, before the dispatch's response.
+    server.request("initialize", {"subscribe": "none"})
+    start = len(server.messages)
+    server.dispatch("navigation", {"type": "openURL", "url": "nonsense"}, id="nav")
+    kinds = [m.get("method", "response") for m in server.messages[start:] if isinstance(m, dict)]
+    assert kinds == ["store/event", "response"]
+    event = server.messages[start]["params"]
+    assert event["store"] == "navigation" and event["event"]["type"] == "toast"
+
+
 def test_store_open_and_close_cancels_effects(server):
     opened = server.request("store/open", {"feature": "counter", "store": "c2", "state": {"count": 10}})
     assert opened == {"store": "c2", "feature": "counter", "version": 0, "state": {"count": 10}}

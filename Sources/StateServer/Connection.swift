@@ -252,14 +252,19 @@ final class Connection {
 
   // MARK: Output
 
-  /// Queues a store's publication for every subscription to it; called synchronously by the
-  /// store while it reduces.
+  /// Queues a store's publication for every subscription to it, and its events whatever the
+  /// subscriptions; called synchronously by the store while it reduces.
+  ///
+  /// Subscriptions (and `initialize {subscribe: "none"}`) choose which *state* a client
+  /// mirrors. Events are one-off and never replayed, and PROTOCOL.md promises a dispatch's events
+  /// before its response: a client that subscribed to nothing still gets every `store/event`.
   func publish(_ publication: Publication, of store: any AnyStore) {
     let changed = publication.to != publication.from
     if changed, registry.isPersistent(publication.store) {
       registry.persistence?.changed(storeID: publication.store)
     }
-    guard let watching = subscriptions[publication.store], !watching.isEmpty else { return }
+    let watching = subscriptions[publication.store] ?? []
+    guard !watching.isEmpty || !publication.events.isEmpty else { return }
     if changed {
       for subscription in watching {
         let operations: [JSON]

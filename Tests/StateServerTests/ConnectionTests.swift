@@ -167,6 +167,19 @@ final class Harness {
     #expect(out.allSatisfy { $0["id"] != nil })
   }
 
+  @Test func subscribeNoneStillDeliversTheEventsOfADispatch() throws {
+    let harness = try Harness()
+    let out = try harness.send(
+      #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"subscribe":"none"}}"#,
+      #"{"jsonrpc":"2.0","id":2,"method":"dispatch","params":{"store":"fake","action":{"type":"toast"}}}"#
+    )
+    #expect(
+      out.map { $0["method"]?.stringValue ?? "response" } == [
+        "response", "store/event", "response",
+      ])
+    #expect(out[1]["params"] == ["store": "fake", "event": ["type": "toast"]])
+  }
+
   @Test func closingAStoreCancelsItsEffectsAndAnnouncesIt() throws {
     let harness = try Harness()
     let opened = try harness.send(
