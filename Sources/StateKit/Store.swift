@@ -80,7 +80,12 @@ public final class Store<F: Feature>: AnyStore {
   ) throws(ActionError) {
     if let restoring {
       let state = try Self.decodeState(restoring.state, what: "snapshot")
-      self.init(feature: feature, id: id, state: state, version: restoring.version)
+      // A snapshot taken mid-effect may decode into a settled state (a feature turns `saving`
+      // back into `idle`): that is another state, so it gets the next version, and a version
+      // never names two states. A spurious bump only costs a client a resync.
+      let unchanged = (try? JSONValueEncoder().encode(state))?.equalsByValue(restoring.state)
+      let version = unchanged == true ? restoring.version : restoring.version &+ 1
+      self.init(feature: feature, id: id, state: state, version: version)
     } else if let initial {
       let base: JSON
       do {

@@ -129,6 +129,18 @@ import Testing
     #expect(restored.version == 3)
   }
 
+  /// Regression (qa, 19:40): a snapshot taken while a save was in flight came back `idle`
+  /// under the same version, so one version named two states.
+  @Test func aSnapshotThatDecodesDifferentlyResumesAtTheNextVersion() throws {
+    let restored = try Saver().descriptor().makeStore(
+      "s3", nil, (state: ["status": "saving", "text": "draft"], version: 7))
+    #expect(restored.published == ["status": "idle", "text": "draft"])
+    #expect(restored.version == 8)
+    let settled = try Saver().descriptor().makeStore(
+      "s4", nil, (state: ["status": "idle", "text": "draft"], version: 7))
+    #expect(settled.version == 7)
+  }
+
   @Test func settledWaitsForEveryEffectOfTheTransactionAndWhatItFedBack() async throws {
     let clock = TestClock()
     let backend = ListBackend(clock: clock, script: [.failure(BackendError()), .success(["x"])])
@@ -178,5 +190,33 @@ import Testing
     let schema = loader.descriptor().viewSchema
     #expect(schema["properties"]?["items"] == ["type": "array", "items": ["type": "string"]])
     #expect(schema["properties"]?["load"] == ["type": "object"])
+  }
+}
+
+/// A feature whose state forgets an in-flight save when it is decoded, as a persistent
+/// feature does after a restart.
+private struct Saver: Feature {
+  struct State: Codable, Equatable, Sendable {
+    var status = "idle"
+    var text = ""
+
+    init() {}
+
+    init(from decoder: any Decoder) throws {
+      let container = try decoder.container(keyedBy: CodingKeys.self)
+      text = try container.decode(String.self, forKey: .text)
+      status = "idle"
+    }
+  }
+  enum Action: Codable, Equatable, Sendable { case save }
+
+  static let name = "saver"
+  static let publicActions = ["save"]
+
+  var initialState: State { State() }
+
+  func reduce(into state: inout State, action: Action) -> Effect<Action, Never> {
+    state.status = "saving"
+    return .none
   }
 }
