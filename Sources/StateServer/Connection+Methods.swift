@@ -29,17 +29,20 @@ extension Connection {
         "events": .array(feature.eventNames.map(JSON.string)),
       ]
     }
-    return .result([
-      "protocolVersion": .integer(Self.protocolVersion),
-      "server": ["name": "stateserver", "version": .string(Server.version)],
-      "features": .array(features),
-      "stores": .array(registry.openStores.map(Self.summary)),
-      "capabilities": [
-        "waits": ["reduced", "settled"], "subscriptionPaths": true, "batches": true,
-        "cancelRequest": true, "coalescing": true,
-        "maxMessageBytes": .integer(Int64(options.maxMessageBytes)),
-      ],
-    ])
+    // Every store's subscriptions were remade: a patch made from now on must not merge into one
+    // queued before, whose versions the new subscription does not continue.
+    return .result(
+      [
+        "protocolVersion": .integer(Self.protocolVersion),
+        "server": ["name": "stateserver", "version": .string(Server.version)],
+        "features": .array(features),
+        "stores": .array(registry.openStores.map(Self.summary)),
+        "capabilities": [
+          "waits": ["reduced", "settled"], "subscriptionPaths": true, "batches": true,
+          "cancelRequest": true, "coalescing": true,
+          "maxMessageBytes": .integer(Int64(options.maxMessageBytes)),
+        ],
+      ], barriers: registry.openStores.map(\.id))
   }
 
   func getState(_ params: Params) throws(RPCError) -> Outcome {

@@ -65,8 +65,10 @@ final class OutputQueue: @unchecked Sendable {
     for line in batch {
       switch line {
       case .patch(let notice):
+        // Merge only a patch that continues the queued one: a subscription made anew in between
+        // starts from a later version, and absorbing it would skip the versions between.
         if let target = mergeTargets[notice.store]?[notice.path],
-          case .patch(var queued) = lines[target]
+          case .patch(var queued) = lines[target], queued.to == notice.from
         {
           lines[target] = .message(.null, barriers: [])  // drop our reference: merge in place
           queued.absorb(notice)

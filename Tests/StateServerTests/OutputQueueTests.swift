@@ -38,6 +38,14 @@ import Testing
     #expect(summary(queue.takeQueued() ?? []) == ["p0-2x2", "r1", "r2", "p2-3x1"])
   }
 
+  @Test func aPatchThatDoesNotContinueTheQueuedOneIsNotMerged() {
+    // initialize re-subscribing (qa's bug 8): the new subscription starts at a later version.
+    let queue = OutputQueue(maxMessages: 100, mergeAfter: 0)
+    queue.append([patch(0, 1), response(1)]) { _ in }
+    queue.append([patch(2, 3), response(2)]) { _ in }
+    #expect(summary(queue.takeQueued() ?? []) == ["p0-1x1", "r1", "p2-3x1", "r2"])
+  }
+
   @Test func anEventOfTheStoreIsABarrierToMerging() {
     let queue = OutputQueue(maxMessages: 100, mergeAfter: 0)
     queue.append([patch(0, 1), response(7, barrier: "s")]) { _ in }
