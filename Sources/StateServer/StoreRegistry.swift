@@ -10,7 +10,12 @@ final class StoreRegistry {
   let features: [FeatureDescriptor]
   private let featuresByName: [String: FeatureDescriptor]
   private(set) var stores: [String: any AnyStore] = [:]
-  private(set) var order: [String] = []
+  /// Open store ids in opening order; a closed store leaves a hole (nil) until more than half
+  /// are holes, so closing is O(1) amortized (closing 20,000 stores was quadratic).
+  private var order: [String?] = []
+  /// Index in `order` of each open store.
+  private var positions: [String: Int] = [:]
+  private var holes = 0
   private var persistent: Set<String> = []
   let persistence: (any StorePersistence)?
   private var generated = 0
@@ -25,7 +30,7 @@ final class StoreRegistry {
 
   func store(_ id: String) -> (any AnyStore)? { stores[id] }
 
-  var openStores: [any AnyStore] { order.compactMap { stores[$0] } }
+  var openStores: [any AnyStore] { order.compactMap { $0.flatMap { stores[$0] } } }
 
   func isPersistent(_ id: String) -> Bool { persistent.contains(id) }
 
@@ -70,6 +75,7 @@ final class StoreRegistry {
       }
     }
     stores[id] = store
+    positions[id] = order.count
     order.append(id)
     if persist, let persistence {
       persistent.insert(id)
@@ -82,7 +88,11 @@ final class StoreRegistry {
   @discardableResult
   func close(_ id: String) -> (any AnyStore)? {
     guard let store = stores.removeValue(forKey: id) else { return nil }
-    order.removeAll { $0 == id }
+    if let position = positions.removeValue(forKey: id) {
+      order[position] = nil
+      holes += 1
+      if holes > order.count / 2 { compactOrder() }
+    }
     if persistent.remove(id) != nil { persistence?.detach(storeID: id) }
     store.close()
     store.observer = nil
@@ -90,7 +100,15 @@ final class StoreRegistry {
   }
 
   func closeAll() {
-    for id in order.reversed() { close(id) }
+    for case let id? in order.reversed() { close(id) }
+  }
+
+  private func compactOrder() {
+    order.removeAll { $0 == nil }
+    holes = 0
+    for (index, id) in order.enumerated() {
+      if let id { positions[id] = index }
+    }
   }
 
   private func nextID(for feature: String) -> String {
