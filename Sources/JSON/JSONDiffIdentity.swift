@@ -54,19 +54,26 @@ extension JSON {
     _ a: [JSON], _ b: [JSON], skipping skipped: Int = 0, limit: Int, fromEnd: Bool
   ) -> Int {
     let stride = MemoryLayout<JSON>.stride
+    let masks = wordMasks
     return a.withUnsafeBytes { rawA in
       b.withUnsafeBytes { rawB in
         guard let baseA = rawA.baseAddress, let baseB = rawB.baseAddress else { return 0 }
+        // Walk with a signed step so the loop body has no branch on the direction.
+        let step = fromEnd ? -stride : stride
+        let firstA = fromEnd ? a.count - 1 - skipped : skipped
+        let firstB = fromEnd ? b.count - 1 - skipped : skipped
+        var x = baseA + firstA * stride
+        var y = baseB + firstB * stride
         var run = 0
         while run < limit {
-          let indexA = fromEnd ? a.count - 1 - skipped - run : skipped + run
-          let indexB = fromEnd ? b.count - 1 - skipped - run : skipped + run
-          if !bitwiseEqual(baseA + indexA * stride, baseB + indexB * stride),
-            !same(a[indexA], b[indexB])
-          {
-            break
+          if !bitwiseEqual(x, y, masks: masks) {
+            let indexA = fromEnd ? firstA - run : firstA + run
+            let indexB = fromEnd ? firstB - run : firstB + run
+            guard same(a[indexA], b[indexB]) else { break }
           }
           run += 1
+          x += step
+          y += step
         }
         return run
       }
@@ -87,9 +94,11 @@ extension JSON {
   }()
 
   /// Whether the `JSON` values stored at `x` and `y` have identical bits (padding aside).
+  /// `masks` is ``wordMasks``, read once by the caller rather than once per element.
   @inline(__always)
-  private static func bitwiseEqual(_ x: UnsafeRawPointer, _ y: UnsafeRawPointer) -> Bool {
-    let masks = wordMasks
+  private static func bitwiseEqual(
+    _ x: UnsafeRawPointer, _ y: UnsafeRawPointer, masks: [UInt64]
+  ) -> Bool {
     if masks.count == 4 {
       // The layout on 64-bit platforms (25 bytes in a 32-byte stride): branch-free.
       let d0 = x.loadUnaligned(as: UInt64.self) ^ y.loadUnaligned(as: UInt64.self)
@@ -102,7 +111,9 @@ extension JSON {
       let d3 =
         x.loadUnaligned(fromByteOffset: 24, as: UInt64.self)
         ^ y.loadUnaligned(fromByteOffset: 24, as: UInt64.self)
-      return (d0 & masks[0]) | (d1 & masks[1]) | (d2 & masks[2]) | (d3 & masks[3]) == 0
+      return masks.withUnsafeBufferPointer { m in
+        (d0 & m[0]) | (d1 & m[1]) | (d2 & m[2]) | (d3 & m[3]) == 0
+      }
     }
     for offset in 0..<MemoryLayout<JSON>.size
     where x.load(fromByteOffset: offset, as: UInt8.self)
