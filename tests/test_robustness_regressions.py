@@ -1,6 +1,7 @@
 """Regression tests for bugs the robustness tests found, each named after its bug and holding
 the exact reproduction posted on NOTES.md. A test lands on main only once its fix has."""
 import json
+import threading
 
 from stateserver import Mirror
 
@@ -169,3 +170,36 @@ def test_a_restored_store_never_shows_a_different_state_under_the_same_version(s
     assert again["state"] != at_close["state"]
     assert again["version"] == at_close["version"] + 1
     assert client.close(timeout=TIMEOUT) == 0
+
+
+# NOTES.md 19:15 (qa): initialize re-subscribed without a merge barrier, so with a stalled
+# client a later patch merged into one queued before it and skipped the versions between.
+def test_initialize_resubscription_is_a_merge_barrier(spawn):
+    for attempt in range(3):  # the merge needs the writer stuck at the right moment
+        client = spawn("--log-level", "error", check_schema=False)
+        items = [{"id": f"i{n}", "name": "N", "price": 1, "quantity": 1} for n in range(500)]
+        client.request("store/open", {"feature": "cart", "store": "k", "state": {"items": items}})
+        mirror = Mirror(client, "k")
+
+        def d(store, action):
+            return {"jsonrpc": "2.0", "method": "dispatch",
+                    "params": {"store": store, "action": action}}
+        lines = [d("counter", {"type": "increment"}) for _ in range(20_000)]
+        lines.append(d("k", {"type": "setQuantity", "id": "i1", "quantity": 5}))
+        lines += [d("counter", {"type": "increment"}) for _ in range(3_000)]
+        lines.append(req("init-none", "initialize", {"subscribe": "none"}))
+        lines.append(d("k", {"type": "add", "id": "x", "name": "X", "price": 5}))
+        lines.append(req("init-all", "initialize", {"subscribe": "all"}))
+        lines.append(d("k", {"type": "setQuantity", "id": "i2", "quantity": 7}))
+        lines.append(req("done", "store/list"))
+        client.pause()
+        writer = threading.Thread(target=lambda: client.send_bytes(
+            ("\n".join(json.dumps(line) for line in lines) + "\n").encode()))
+        writer.start()
+        writer.join(timeout=TIMEOUT)
+        assert not writer.is_alive()
+        client.resume()
+        client.response("done", timeout=TIMEOUT)
+        state = client.request("state/get", {"store": "k"})
+        assert mirror.sync(state["version"], timeout=TIMEOUT) == state["state"], attempt
+        assert client.close(timeout=TIMEOUT) == 0
