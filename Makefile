@@ -12,7 +12,7 @@ BIN := .build/release/stateserver
 PYTHON ?= python3
 export STATESERVER_TESTDATA ?= $(abspath ../shared/testdata)
 
-.PHONY: setup build release run test swift-test py-test node-test bench format lint clean
+.PHONY: setup build release run test swift-test py-test node-test bench schemas format lint clean
 
 setup:
 	@scripts/setup.sh
@@ -50,6 +50,11 @@ bench: release
 	@export SWIFT_RELEASE_FLAGS="$(RELEASE_FLAGS)"; missed=""; \
 	for b in bench/*/run.sh; do echo "== $$b"; "$$b" || missed="$$missed $$b"; done; \
 	if [ -n "$$missed" ]; then echo "below target or failed:$$missed"; exit 1; fi
+
+# schema/features/*.schema.json, exported from the Swift types through the release binary;
+# tests/test_feature_schemas.py fails when they drift.
+schemas: release
+	$(PYTHON) scripts/export-schemas.py $(BIN)
 
 format:
 	swift format --in-place --recursive Package.swift Sources Tests

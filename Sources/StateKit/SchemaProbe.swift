@@ -152,7 +152,14 @@ final class SchemaSlot {
     if isObject {
       if isEnumLike { return ["type": "object"] }
       var members = JSONObject()
-      for property in properties { members.set(property.key, property.slot.build()) }
+      for property in properties {
+        // An optional member may be absent or null: the decoder reads both as nil, and
+        // features write absent values as null so a view keeps one shape.
+        let member = property.slot.build()
+        let nullable =
+          property.required || member == [:] ? member : ["anyOf": [member, ["type": "null"]]]
+        members.set(property.key, nullable)
+      }
       let required = properties.filter(\.required).map { JSON.string($0.key) }
       var schema: JSONObject = ["type": "object", "properties": .object(members)]
       if !required.isEmpty { schema.set("required", .array(required)) }
