@@ -1,5 +1,5 @@
 /// Members go straight into the encoder's arrays, in the order they are encoded.
-struct ObjectEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+struct ObjectEncodingContainer<Key: CodingKey>: NullWritingKeyedContainer {
   let encoder: ValueEncoder
 
   var codingPath: [any CodingKey] { encoder.codingPath }

@@ -24,7 +24,7 @@ struct WalkEncoder: Encoder {
   }
 }
 
-private struct WalkKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+private struct WalkKeyedContainer<Key: CodingKey>: NullWritingKeyedContainer {
   let walk: PatchWalk
   let level: WalkLevel
   var codingPath: [any CodingKey] { [] }

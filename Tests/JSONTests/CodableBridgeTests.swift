@@ -77,8 +77,11 @@ struct CodableBridgeTests {
   @Test func nestedStructsRoundTripInDeclarationOrder() throws {
     let json = try encoder.encode(cart)
     #expect(
-      json.objectValue?.keys == ["items", "status", "createdAt", "lastAction", "extra", "counts"])
-    #expect(json["items"]?[0]?.objectValue?.keys == ["id", "quantity", "price", "tags"])
+      json.objectValue?.keys == [
+        "items", "status", "coupon", "createdAt", "lastAction", "extra", "counts",
+      ])
+    #expect(json["coupon"] == .null)
+    #expect(json["items"]?[0]?.objectValue?.keys == ["id", "quantity", "price", "tags", "note"])
     #expect(json["createdAt"] == "2026-11-29T17:46:39Z")
     #expect(json["extra"] == ["free": [1, "form", nil]])
     #expect(try decoder.decode(Cart.self, from: json) == cart)
@@ -98,11 +101,15 @@ struct CodableBridgeTests {
     #expect(try decoder.decode([Action].self, from: json) == actions)
   }
 
-  @Test func optionalsAreOmittedAndReadFromMissingOrNull() throws {
+  /// A published state keeps one shape: an absent optional is written `null`, not left out
+  /// (NullWritingKeyedContainer), and both `null` and a missing key read back as `nil`.
+  @Test func optionalsAreWrittenAsNullAndReadFromMissingOrNull() throws {
     let item = Item(id: "a", quantity: 1, price: 1, tags: [], note: nil)
-    #expect(try encoder.encode(item)["note"] == nil)
+    #expect(try encoder.encode(item)["note"] == .null)
     let withNull: JSON = ["id": "a", "quantity": 1, "price": 1, "tags": [], "note": nil]
     #expect(try decoder.decode(Item.self, from: withNull) == item)
+    let missing: JSON = ["id": "a", "quantity": 1, "price": 1, "tags": []]
+    #expect(try decoder.decode(Item.self, from: missing) == item)
     #expect(try decoder.decode(Int?.self, from: nil) == nil)
     #expect(try encoder.encode([1, nil, 3] as [Int?]) == [1, nil, 3])
   }
@@ -253,7 +260,7 @@ struct EncoderInternalsTests {
     #expect(
       json[0] == ["polygon": ["points": [[0, 0], [1, 0], [0, 1]], "name": "t", "closed": true]])
     #expect(json[1] == ["point": [:]])
-    #expect(json[3] == ["polygon": ["points": [], "closed": false]])
+    #expect(json[3] == ["polygon": ["points": [], "name": nil, "closed": false]])
     #expect(try JSONValueDecoder().decode([Shape].self, from: json) == shapes)
   }
 

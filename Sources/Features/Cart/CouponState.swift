@@ -17,16 +17,4 @@ public struct CouponState: Codable, Equatable, Sendable {
     self.code = code
     self.message = message
   }
-
-  private enum CodingKeys: String, CodingKey {
-    case status, code, message
-  }
-
-  // Written by hand so that absent values are `null` on the wire, not missing keys.
-  public func encode(to encoder: any Encoder) throws {
-    var container = encoder.container(keyedBy: CodingKeys.self)
-    try container.encode(status, forKey: .status)
-    try container.encode(code, forKey: .code)
-    try container.encode(message, forKey: .message)
-  }
 }

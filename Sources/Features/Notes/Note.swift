@@ -45,21 +45,4 @@ public struct Note: Codable, Equatable, Identifiable, Sendable {
   public var needsUpload: Bool {
     syncStatus == .pendingUpload || syncStatus == .failed
   }
-
-  private enum CodingKeys: String, CodingKey {
-    case id, serverId, text, createdAt, updatedAt, syncStatus, serverText
-  }
-
-  // Written by hand so that absent values are `null` on the wire, not missing keys. Decoding
-  // is synthesized: a missing `serverId` or `serverText` reads as `null`.
-  public func encode(to encoder: any Encoder) throws {
-    var container = encoder.container(keyedBy: CodingKeys.self)
-    try container.encode(id, forKey: .id)
-    try container.encode(serverId, forKey: .serverId)
-    try container.encode(text, forKey: .text)
-    try container.encode(createdAt, forKey: .createdAt)
-    try container.encode(updatedAt, forKey: .updatedAt)
-    try container.encode(syncStatus, forKey: .syncStatus)
-    try container.encode(serverText, forKey: .serverText)
-  }
 }

@@ -119,19 +119,6 @@ extension NotesFeature {
       public var pending: Int
       public var lastSyncedAt: String?
       public var message: String?
-
-      private enum CodingKeys: String, CodingKey {
-        case status, pending, lastSyncedAt, message
-      }
-
-      // Written by hand so that absent values are `null` on the wire, not missing keys.
-      public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(status, forKey: .status)
-        try container.encode(pending, forKey: .pending)
-        try container.encode(lastSyncedAt, forKey: .lastSyncedAt)
-        try container.encode(message, forKey: .message)
-      }
     }
 
     /// The notes, shared with the state (no copy).

@@ -15,15 +15,4 @@ public struct SaveState: Codable, Equatable, Sendable {
     self.status = status
     self.message = message
   }
-
-  private enum CodingKeys: String, CodingKey {
-    case status, message
-  }
-
-  // Written by hand so that absent values are `null` on the wire, not missing keys.
-  public func encode(to encoder: any Encoder) throws {
-    var container = encoder.container(keyedBy: CodingKeys.self)
-    try container.encode(status, forKey: .status)
-    try container.encode(message, forKey: .message)
-  }
 }

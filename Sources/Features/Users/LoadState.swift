@@ -41,17 +41,4 @@ public struct LoadState: Codable, Equatable, Sendable {
     self.lastUpdated = lastUpdated
     self.isStale = isStale
   }
-
-  private enum CodingKeys: String, CodingKey {
-    case status, error, lastUpdated, isStale
-  }
-
-  // Written by hand so that absent values are `null` on the wire, not missing keys.
-  public func encode(to encoder: any Encoder) throws {
-    var container = encoder.container(keyedBy: CodingKeys.self)
-    try container.encode(status, forKey: .status)
-    try container.encode(error, forKey: .error)
-    try container.encode(lastUpdated, forKey: .lastUpdated)
-    try container.encode(isStale, forKey: .isStale)
-  }
 }

@@ -48,22 +48,6 @@ extension UsersFeature {
       selectedId = state.selectedId
       selected = state.selectedId.flatMap { state.users[id: $0] }
     }
-
-    private enum CodingKeys: String, CodingKey {
-      case load, users, query, results, searching, selectedId, selected
-    }
-
-    // Written by hand so that absent values are `null` on the wire, not missing keys.
-    public func encode(to encoder: any Encoder) throws {
-      var container = encoder.container(keyedBy: CodingKeys.self)
-      try container.encode(load, forKey: .load)
-      try container.encode(users, forKey: .users)
-      try container.encode(query, forKey: .query)
-      try container.encode(results, forKey: .results)
-      try container.encode(searching, forKey: .searching)
-      try container.encode(selectedId, forKey: .selectedId)
-      try container.encode(selected, forKey: .selected)
-    }
   }
 
   /// What a client may do with the list, and the results the effects send back.
