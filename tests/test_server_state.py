@@ -4,6 +4,7 @@ Uses the reference `counter` feature (increment, set, incrementLater {afterMs}).
 import array
 import fcntl
 import json
+import os
 import signal
 import subprocess
 import termios
@@ -202,6 +203,38 @@ def peak_rss_kb(pid):
 SLOW_READER_BOUND_MB = 64
 
 
+def queued(fd):
+    """Bytes waiting in the pipe behind `fd` (either end)."""
+    size = array.array("i", [0])
+    fcntl.ioctl(fd, termios.FIONREAD, size)
+    return size[0]
+
+
+F_GETPIPE_SZ = 1032
+
+
+def half_full(fd):
+    return queued(fd) >= fcntl.fcntl(fd, F_GETPIPE_SZ) // 2
+
+
+def server_blocked_writing(pid, out_fd):
+    """True when one of the server's threads sleeps in a pipe write (its stdout is full).
+
+    Where the kernel hides wait channels, a stdout pipe at least half full stands in."""
+    channels = []
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/wchan") as wchan:
+                channels.append(wchan.read())
+        except OSError:
+            continue
+    if any("pipe_write" in channel for channel in channels):
+        return True
+    if any(channel not in ("", "0") for channel in channels):
+        return False
+    return half_full(out_fd)
+
+
 def test_a_client_that_stops_reading_while_100000_actions_go_in(server):
     mirror = Mirror(server, "counter")
     count = 100_000
@@ -211,16 +244,16 @@ def test_a_client_that_stops_reading_while_100000_actions_go_in(server):
     sender = threading.Thread(target=server.send_bytes, args=(payload,))
     sender.start()
     # The server's stdout pipe fills and its writer blocks; its reading pauses; our writes block.
-    # Waiting on the pipes' fill levels is waiting on the condition itself, not on time.
-    def queued(fd):
-        size = array.array("i", [0])
-        fcntl.ioctl(fd, termios.FIONREAD, size)
-        return size[0]
-
+    # We wait on that condition itself, not on time: a server thread asleep in the kernel's pipe
+    # write, and our stdin pipe at least half full while the sender is still blocked in it.
+    # (Fill levels alone are not enough: how full a "full" pipe is depends on the sizes of the
+    # writes that filled it, and a pipe may hold far less than 64 KiB on a busy machine.)
     out_fd, in_fd = server.process.stdout.fileno(), server.process.stdin.fileno()
     deadline = time.monotonic() + 60
-    while not (queued(out_fd) >= 65536 and queued(in_fd) >= 65536) and sender.is_alive():
-        assert time.monotonic() < deadline, "the pipes never filled"
+    while not (server_blocked_writing(server.process.pid, out_fd) and half_full(in_fd)):
+        assert sender.is_alive(), "the server read all the input without ever blocking its writer"
+        assert time.monotonic() < deadline, \
+            f"no backpressure: stdout holds {queued(out_fd)} bytes, stdin {queued(in_fd)}"
         threading.Event().wait(0.01)
     stalled_kb = peak_rss_kb(server.process.pid)
     server.resume()
