@@ -47,7 +47,8 @@ class Server:
         self.notifications = []
         self.next_id = 1
         threading.Thread(target=self._read_stdout, daemon=True).start()
-        threading.Thread(target=self._read_stderr, daemon=True).start()
+        self._stderr_reader = threading.Thread(target=self._read_stderr, daemon=True)
+        self._stderr_reader.start()
 
     def _read_stdout(self):
         for line in self.process.stdout:
@@ -120,6 +121,9 @@ class Server:
         if self.process.stdin and not self.process.stdin.closed:
             self.process.stdin.close()
         status = self.process.wait(timeout=REPLY_TIMEOUT)
+        # The process has exited, but its last stderr bytes may still be on their way to
+        # `stderr`: wait for the reader to see the end of the pipe.
+        self._stderr_reader.join(timeout=REPLY_TIMEOUT)
         return status
 
     def __enter__(self):

@@ -1,5 +1,6 @@
 """Persistence, end to end: notes and profile survive a restart at the same version, and a
 corrupted database is set aside while the server still starts."""
+import json
 import os
 
 from features_support import Server
@@ -49,6 +50,17 @@ def test_a_corrupted_database_is_set_aside_and_the_server_starts(tmp_path):
     assert (tmp_path / aside[0]).read_bytes() == garbage
     with Server(state_dir=tmp_path) as server:
         assert [n["text"] for n in server.state("notes")["notes"]] == ["Fresh start"]
+
+
+def test_set_aside_warnings_follow_the_log_format(tmp_path):
+    (tmp_path / "stateserver.sqlite").write_bytes(b"not a database" * 512)
+    with Server("--log-format", "json", state_dir=tmp_path) as server:
+        assert server.state("notes")["notes"] == []
+        assert server.close() == 0
+        records = [json.loads(line) for line in server.stderr.splitlines()]
+    warnings = [r for r in records if r["level"] == "warning" and "set-aside" in r["message"]]
+    assert len(warnings) == 1, records
+    assert "could not be read" in warnings[0]["message"]
 
 
 def test_a_snapshot_that_does_not_decode_is_set_aside(tmp_path):

@@ -44,6 +44,9 @@ public struct Server: Sendable {
     // A client that closes our stdout must not kill us mid-drain: write(2) reports EPIPE.
     signal(SIGPIPE, SIG_IGN)
     let log = options.log
+    // StateKit's diagnostics (a view that does not encode, an uncaught effect error) join the
+    // log: its format, its level, and its queue that never blocks on an unread stderr.
+    Diagnostics.route { log.error($0) }
     if isatty(input) == 1 {
       Log.writeStandardError(
         Array(

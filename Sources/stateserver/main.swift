@@ -56,10 +56,14 @@ case .run(let options):
   let features = Features.all(backend: backend, clock: clock)
   let schemaVersions = Dictionary(
     features.map { ($0.name, $0.schemaVersion) }, uniquingKeysWith: { first, _ in first })
+  let log = options.server.log
   let server = Server(
     features: features, options: options.server,
     persistence: {
-      stateDirectory.map { Persistence(stateDirectory: $0, schemaVersions: schemaVersions) }
+      stateDirectory.map {
+        Persistence(
+          stateDirectory: $0, schemaVersions: schemaVersions, warn: { log.warning($0) })
+      }
     })
   exit(await server.run())
 }

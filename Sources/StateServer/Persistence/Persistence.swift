@@ -72,9 +72,11 @@ public final class Persistence {
     return (home as NSString).appendingPathComponent(".local/state/stateserver")
   }
 
-  /// The default warning sink: one line on stderr.
+  /// The default warning sink: a warning record of a default ``Log`` (text, on stderr through
+  /// its queue, so a stderr nobody reads never blocks the caller). The server passes its own
+  /// log instead, so `--log-format json` applies to these lines too.
   public nonisolated static func writeToStandardError(_ message: String) {
-    FileHandle.standardError.write(Data((message + "\n").utf8))
+    Log().warning(message)
   }
 
   // MARK: Start-up
@@ -91,7 +93,7 @@ public final class Persistence {
       snapshot = try database.load(store: storeID)
     } catch {
       warn(
-        "stateserver: cannot read the saved state of store \(storeID) (\(error)); starting fresh")
+        "cannot read the saved state of store \(storeID) (\(error)); starting fresh")
       return nil
     }
     guard let snapshot else { return nil }
@@ -117,12 +119,12 @@ public final class Persistence {
   /// feature cannot decode a restored snapshot. The old state stays in the database.
   public func setAside(storeID: String, reason: String) {
     warn(
-      "stateserver: the saved state of store \(storeID) cannot be used (\(reason)); "
+      "the saved state of store \(storeID) cannot be used (\(reason)); "
         + "set it aside in \(databasePath ?? "memory") (table set_aside) and starting fresh")
     do {
       try database.setAside(store: storeID, reason: reason)
     } catch {
-      warn("stateserver: could not set aside the state of store \(storeID): \(error)")
+      warn("could not set aside the state of store \(storeID): \(error)")
     }
   }
 
@@ -182,7 +184,7 @@ public final class Persistence {
             store: id, feature: store.featureName, schemaVersion: schemaVersion,
             version: store.version, state: state))
       } catch {
-        warn("stateserver: cannot encode the state of store \(id) (\(error)); not saved")
+        warn("cannot encode the state of store \(id) (\(error)); not saved")
       }
     }
     dirty.removeAll()
@@ -190,7 +192,7 @@ public final class Persistence {
       try database.save(snapshots)
       transactionCount += 1
     } catch {
-      warn("stateserver: could not save state (\(error)); the last changes are not on disk")
+      warn("could not save state (\(error)); the last changes are not on disk")
     }
   }
 }

@@ -56,11 +56,11 @@ final class SnapshotDatabase {
     } catch let error as SQLiteError where error.isUndecodable || error.code == -1 {
       let moved = Self.setAside(path: path)
       warn(
-        "stateserver: the state database \(path) could not be read (\(error.message)); "
+        "the state database \(path) could not be read (\(error.message)); "
           + "moved it to \(moved) and starting with fresh state")
     } catch {
       warn(
-        "stateserver: cannot use the state directory \(directory) (\(error)); "
+        "cannot use the state directory \(directory) (\(error)); "
           + "keeping state in memory for this run")
       connection = Self.openInMemory()
       self.path = nil
@@ -70,7 +70,7 @@ final class SnapshotDatabase {
       connection = try Self.open(path: path)
       self.path = path
     } catch {
-      warn("stateserver: cannot create \(path) (\(error)); keeping state in memory for this run")
+      warn("cannot create \(path) (\(error)); keeping state in memory for this run")
       connection = Self.openInMemory()
       self.path = nil
     }
