@@ -100,6 +100,31 @@ import Testing
     await store.finish()
   }
 
+  /// With nothing pending there is no request to fail, yet a sync while offline must say
+  /// offline rather than record a successful sync.
+  @Test func syncWithNothingPendingWhileOfflineSaysOffline() async {
+    let backend = testBackend(clock: clock)
+    await backend.setOnline(false)
+    let store = TestStore(feature: feature(backend))
+    await store.send(.sync) { $0.sync.status = .syncing }
+    await store.receive(.wentOffline) {
+      $0.sync.status = .offline
+      $0.sync.message = "You're offline. Notes will sync when you're back online."
+    }
+    #expect(store.state.sync.lastSyncedAt == nil)
+    await store.finish()
+    await backend.setOnline(true)
+    await store.send(.sync) {
+      $0.sync.status = .syncing
+      $0.sync.message = nil
+    }
+    await store.receive(.syncFinished(failures: 0)) {
+      $0.sync = NotesFeature.SyncState(status: .idle, lastSyncedAt: fixedTimestamp)
+    }
+    #expect(await backend.currentStatus.requests.isEmpty)
+    await store.finish()
+  }
+
   @Test func uploadsAreRetriedABoundedNumberOfTimesThenFail() async {
     let backend = testBackend(clock: clock, failRate: 1)
     var state = NotesFeature.State()

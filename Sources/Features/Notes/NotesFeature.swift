@@ -177,6 +177,12 @@ public struct NotesFeature: Feature {
   /// first sign of being offline, leaving the rest pending.
   private func syncEffect(uploads: [NoteUpload], deletes: [String]) -> Effect<Action, Never> {
     .run { [backend, clock, backoff] send in
+      // Nothing to send makes no request, but "synced just now" must not be claimed while
+      // offline: the device knows its connectivity (as a phone's reachability API would).
+      if uploads.isEmpty, deletes.isEmpty, await !backend.currentStatus.online {
+        await send(.wentOffline)
+        return
+      }
       let retryNetwork: (BackendError) -> Bool = { $0 == .network }
       var failures = 0
       for upload in uploads {
