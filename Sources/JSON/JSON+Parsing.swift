@@ -82,21 +82,19 @@ extension JSON {
   init(converting value: UnsafeMutablePointer<json_t>) {
     switch value.pointee.type {
     case JSON_OBJECT:
-      let count = json_object_size(value)
-      var keys: [String] = []
-      var values: [JSON] = []
-      keys.reserveCapacity(count)
-      values.reserveCapacity(count)
+      // One allocation for the whole object; jansson's keys are distinct (a repeated key either
+      // failed the parse or replaced the earlier value), so no duplicate check.
+      var object = JSONObject(reservingCapacity: json_object_size(value))
       var iterator = json_object_iter(value)
       while let member = iterator {
         guard let key = json_object_iter_key(member), let child = json_object_iter_value(member)
         else { break }
         let keyBytes = UnsafeRawBufferPointer(start: key, count: json_object_iter_key_len(member))
-        keys.append(String(decoding: keyBytes, as: UTF8.self))
-        values.append(JSON(converting: child))
+        object.appendUnindexed(String(decoding: keyBytes, as: UTF8.self), JSON(converting: child))
         iterator = json_object_iter_next(value, member)
       }
-      self = .object(JSONObject(distinctKeys: keys, values: values))
+      object.reindex()
+      self = .object(object)
     case JSON_ARRAY:
       let count = json_array_size(value)
       var elements: [JSON] = []

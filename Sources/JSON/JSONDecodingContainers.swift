@@ -9,8 +9,8 @@ struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
   var allKeys: [Key] {
     var keys: [Key] = []
     keys.reserveCapacity(object.count)
-    for name in object.keys {
-      if let key = Key(stringValue: name) { keys.append(key) }
+    for position in 0..<object.count {
+      if let key = Key(stringValue: object.key(at: position)) { keys.append(key) }
     }
     return keys
   }

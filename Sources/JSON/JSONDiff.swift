@@ -101,12 +101,11 @@ struct Differ {
   }
 
   private mutating func diffObjects(_ a: JSONObject, _ b: JSONObject) {
-    if a.keys == b.keys {
-      // Same keys in the same order (often the very same buffer): pair members by position.
-      let (oldValues, newValues) = (a.values, b.values)
-      if JSON.sharesStorage(oldValues, newValues) { return }
-      for index in oldValues.indices {
-        diff(oldValues[index], newValues[index], at: a.keys[index])
+    if a.hasSameKeys(as: b) {
+      // Same keys in the same order (a new state derived from the old): pair by position.
+      for position in 0..<a.count {
+        let (key, oldValue) = a.member(at: position)
+        diff(oldValue, b.value(at: position), at: key)
       }
       return
     }

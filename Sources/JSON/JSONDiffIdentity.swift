@@ -16,16 +16,9 @@ extension JSON {
     }
   }
 
-  /// Whether both objects are the same members buffer, or hold the same key and value
-  /// buffers (so are necessarily equal).
+  /// Whether both objects are the same members buffer, or both empty (so necessarily equal).
   static func sharesStorage(_ a: JSONObject, _ b: JSONObject) -> Bool {
-    if a.sharesStorage(with: b) { return true }
-    guard a.count == b.count else { return false }
-    if a.isEmpty { return true }
-    let sameKeys = a.keys.withUnsafeBufferPointer { lhs in
-      b.keys.withUnsafeBufferPointer { rhs in lhs.baseAddress == rhs.baseAddress }
-    }
-    return sameKeys && sharesStorage(a.values, b.values)
+    a.sharesStorage(with: b) || (a.isEmpty && b.isEmpty)
   }
 
   /// Structural equality (`==`, so `1` and `1.0` differ) with the shared-storage shortcut

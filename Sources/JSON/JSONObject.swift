@@ -3,94 +3,109 @@
 ///
 /// Two objects are equal when they have the same members, whatever their order (RFC 8259).
 /// Copies share storage until one of them is written, like Swift's own collections.
-public struct JSONObject: Sendable {
-  /// The members live behind one reference, so a `JSON` value is 24 bytes rather than 32: an
-  /// array of them is a quarter smaller, and walking it (diffing a large array) a quarter faster.
-  private var storage: Storage
+///
+/// ```swift
+/// var object: JSONObject = ["id": "sku-7", "quantity": 2]
+/// object["quantity"] = 3
+/// for (key, value) in object.members { print(key, value) }
+/// ```
+///
+/// `@unchecked Sendable` (its buffer class cannot be `Sendable`: `ManagedBuffer` forbids it) is
+/// sound because the buffer is only ever written by this struct's mutating methods, and each of
+/// them first calls `makeUnique`, which copies the buffer unless `isKnownUniquelyReferenced`
+/// says this value holds the only reference. A buffer another value (so possibly another
+/// thread) can see is therefore only read, never written; the one value that owns a uniquely
+/// referenced buffer is under Swift's exclusive access rules while it mutates, and the
+/// reference count itself is atomic. ``Members`` only reads.
+public struct JSONObject: @unchecked Sendable {
+  /// One member: a key and its value.
+  public typealias Member = (key: String, value: JSON)
 
-  /// The keys, in insertion order.
-  public var keys: [String] { storage.keys }
-  /// The values, in the order of `keys`.
-  public var values: [JSON] { storage.values }
+  /// All members live in one tail-allocated buffer behind one reference: a `JSON` value stays
+  /// two words, and an object costs one allocation (JSONObjectStorage.swift).
+  private var storage: JSONObjectStorage
 
-  private static let linearLimit = 8
+  /// Up to this many keys a lookup scans; past it the buffer keeps a key index.
+  static let linearLimit = 8
 
-  /// An empty object.
+  /// An empty object; allocates nothing until a member is added.
   public init() {
-    storage = Storage.empty
+    storage = JSONObjectStorage.empty
+  }
+
+  /// An empty object with room for `capacity` members before it reallocates.
+  public init(reservingCapacity capacity: Int) {
+    storage = capacity > 0 ? JSONObjectStorage.make(capacity: capacity) : JSONObjectStorage.empty
   }
 
   /// Builds an object from members in order; a repeated key keeps its first position and its
   /// last value.
   public init<S: Sequence>(_ members: S) where S.Element == (String, JSON) {
-    self.init()
+    self.init(reservingCapacity: members.underestimatedCount)
     for (key, value) in members { self[key] = value }
   }
 
-  /// Members whose keys are known to be distinct (the parser's output), in order; skips the
-  /// per-key duplicate lookups of `init(_:)`.
+  /// Members whose keys are known to be distinct, in order; skips the per-key duplicate
+  /// lookups of `init(_:)`.
   init(distinctKeys keys: [String], values: [JSON]) {
-    storage = Storage(keys: keys, values: values, index: nil)
-    if keys.count > Self.linearLimit { storage.rebuildIndex() }
-  }
-
-  private init(keys: [String], values: [JSON], index: [String: Int]?) {
-    storage = Storage(keys: keys, values: values, index: index)
-  }
-
-  /// Members in the order an `Encodable` encoded them. A key encoded twice (never by synthesized
-  /// code) keeps its first position and its last value, as `init(_:)` does.
-  init(encodedKeys keys: [String], values: [JSON]) {
-    var distinct = true
-    if keys.count <= Self.linearLimit {
-      for position in keys.indices.dropFirst() where keys[..<position].contains(keys[position]) {
-        distinct = false
-        break
-      }
-      if distinct {
-        self.init(distinctKeys: keys, values: values)
-        return
-      }
-    } else {
-      var built = [String: Int](minimumCapacity: keys.count)
-      for (position, key) in keys.enumerated() where built.updateValue(position, forKey: key) != nil
-      {
-        distinct = false
-        break
-      }
-      if distinct {
-        self.init(keys: keys, values: values, index: built)
-        return
-      }
-    }
-    self.init(zip(keys, values))
+    self.init(reservingCapacity: keys.count)
+    for position in keys.indices { storage.append(keys[position], values[position]) }
+    if keys.count > Self.linearLimit { storage.reindex() }
   }
 
   /// Whether `self` and `other` are the same members buffer, so necessarily equal. `false`
   /// says nothing.
   func sharesStorage(with other: JSONObject) -> Bool { storage === other.storage }
 
-  /// The storage, copied first when another object shares it (copy on write).
-  private mutating func uniqueStorage() -> Storage {
-    if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
-    return storage
+  /// Makes the buffer unique and able to hold `needed` members: copied when shared (copy on
+  /// write), moved to a buffer twice as large when full.
+  @inline(__always)
+  private mutating func makeUnique(capacity needed: Int) {
+    if isKnownUniquelyReferenced(&storage) {
+      if needed > storage.memberCapacity {
+        storage = storage.moved(capacity: Swift.max(needed, 2 * storage.memberCapacity, 4))
+      }
+    } else {
+      let count = storage.count
+      let capacity = needed > count ? Swift.max(needed, 2 * count, 4) : count
+      storage = storage.copied(capacity: capacity)
+    }
   }
 
   /// The number of members.
-  public var count: Int { keys.count }
+  public var count: Int { storage.count }
   /// Whether the object has no members.
-  public var isEmpty: Bool { keys.isEmpty }
+  public var isEmpty: Bool { storage.count == 0 }
+
+  /// The keys, in insertion order (a new array: prefer ``members`` or ``key(at:)`` in loops).
+  public var keys: [String] { storage.withMembers { $0.map(\.key) } }
+  /// The values, in the order of ``keys`` (a new array: prefer ``members`` or ``value(at:)``).
+  public var values: [JSON] { storage.withMembers { $0.map(\.value) } }
 
   /// The position of `key`, or `nil` when the object has no such member.
-  public func position(of key: String) -> Int? {
-    let storage = storage
-    if let index = storage.index { return index[key] }
-    return storage.keys.firstIndex(of: key)
+  public func position(of key: String) -> Int? { storage.position(of: key) }
+
+  /// The key at `position` (`0..<count`), as ``position(of:)`` gives it.
+  public func key(at position: Int) -> String {
+    precondition(position >= 0 && position < count, "JSONObject position out of range")
+    return storage.withMembers { $0[position].key }
+  }
+
+  /// The value at `position` (`0..<count`): `object.value(at: object.position(of: k)!)`.
+  public func value(at position: Int) -> JSON {
+    precondition(position >= 0 && position < count, "JSONObject position out of range")
+    return storage.withMembers { $0[position].value }
+  }
+
+  /// The member at `position` (`0..<count`).
+  public func member(at position: Int) -> Member {
+    precondition(position >= 0 && position < count, "JSONObject position out of range")
+    return storage.withMembers { $0[position] }
   }
 
   /// The value of `key`; setting `nil` removes the member, setting a new key appends it.
   public subscript(key: String) -> JSON? {
-    get { position(of: key).map { storage.values[$0] } }
+    get { storage.position(of: key).map { value(at: $0) } }
     set {
       if let newValue { set(key, newValue) } else { removeValue(forKey: key) }
     }
@@ -98,67 +113,104 @@ public struct JSONObject: Sendable {
 
   /// Sets `key` to `value`, keeping its position when it exists and appending it otherwise.
   public mutating func set(_ key: String, _ value: JSON) {
-    let at = position(of: key)
-    let storage = uniqueStorage()
-    if let at {
-      storage.values[at] = value
-      return
+    if let position = storage.position(of: key) {
+      setValue(value, at: position)
+    } else {
+      appendNew(key, value)
     }
-    storage.keys.append(key)
-    storage.values.append(value)
-    if storage.index != nil {
-      storage.index?[key] = storage.keys.count - 1
-    } else if storage.keys.count > Self.linearLimit {
-      storage.rebuildIndex()
-    }
+  }
+
+  /// Replaces the value at `position` (`0..<count`), keeping its key and position.
+  public mutating func setValue(_ value: JSON, at position: Int) {
+    precondition(position >= 0 && position < count, "JSONObject position out of range")
+    makeUnique(capacity: storage.count)
+    storage.withMutableMembers { $0[position].value = value }
+  }
+
+  /// Appends a member whose key the object does not hold yet (unchecked: the caller knows).
+  mutating func appendNew(_ key: String, _ value: JSON) {
+    let position = storage.count
+    makeUnique(capacity: position + 1)
+    storage.append(key, value)
+    storage.indexAppended(key, at: position)
+  }
+
+  /// Appends a member without touching the key index: for building an object from members
+  /// known to be distinct, ended by ``reindex()`` (or ``finishEncoded()``).
+  @inline(__always)
+  mutating func appendUnindexed(_ key: String, _ value: JSON) {
+    makeUnique(capacity: storage.count + 1)
+    storage.append(key, value)
+  }
+
+  /// Rebuilds the key index after ``appendUnindexed(_:_:)`` calls.
+  mutating func reindex() {
+    guard storage.count > Self.linearLimit || storage.header.index != nil else { return }
+    makeUnique(capacity: storage.count)
+    storage.reindex()
+  }
+
+  /// Ends building an object from an `Encodable`'s members (appended unindexed in encoding
+  /// order). A key encoded twice (never by synthesized code) keeps its first position and its
+  /// last value, as `init(_:)` does.
+  mutating func finishEncoded() {
+    guard storage.count > 1 else { return }
+    makeUnique(capacity: storage.count)
+    guard storage.indexReportingDuplicates() else { return }
+    self = JSONObject(members.lazy.map { ($0.key, $0.value) })
   }
 
   /// Removes `key` and returns its value; later members keep their relative order.
   @discardableResult
   public mutating func removeValue(forKey key: String) -> JSON? {
-    guard let at = position(of: key) else { return nil }
-    let storage = uniqueStorage()
-    storage.keys.remove(at: at)
-    let removed = storage.values.remove(at: at)
-    if storage.keys.count > Self.linearLimit { storage.rebuildIndex() } else { storage.index = nil }
-    return removed
+    guard let position = storage.position(of: key) else { return nil }
+    makeUnique(capacity: storage.count)
+    let removed = storage.remove(at: position)
+    storage.reindex()
+    return removed.value
   }
 
-  /// Members in order, as `(key, value)` pairs.
-  public var members: Zip2Sequence<[String], [JSON]> { zip(keys, values) }
+  /// Members in order, as `(key, value)` pairs; reading them allocates nothing.
+  public var members: Members { Members(storage: storage) }
 
-}
-
-extension JSONObject {
-  /// The members buffer of an object.
+  /// The members of an object as a collection indexed by position, sharing its buffer.
   ///
-  /// `@unchecked Sendable` is sound because a `Storage` is only ever mutated through
-  /// `uniqueStorage()`, which copies it first unless `isKnownUniquelyReferenced` says the
-  /// mutating `JSONObject` holds the only reference. A storage that another value (and so
-  /// possibly another thread) can see is therefore never written, and the one `JSONObject`
-  /// that owns a uniquely referenced storage is itself under Swift's exclusive access rules
-  /// while it mutates. The shared `empty` instance is never uniquely referenced by an object
-  /// (the static holds it too), so it is never written either.
-  fileprivate final class Storage: @unchecked Sendable {
-    var keys: [String]
-    var values: [JSON]
-    /// Key to position; only built past `linearLimit` keys, where hashing beats a scan.
-    var index: [String: Int]?
+  /// `@unchecked Sendable` for the reason ``JSONObject`` is: it only reads a buffer that a
+  /// writer would copy first (it holds a reference, so the buffer is not unique).
+  public struct Members: RandomAccessCollection, @unchecked Sendable {
+    fileprivate let storage: JSONObjectStorage
 
-    static let empty = Storage(keys: [], values: [], index: nil)
+    /// `0`.
+    public var startIndex: Int { 0 }
+    /// The member count.
+    public var endIndex: Int { storage.count }
 
-    init(keys: [String], values: [JSON], index: [String: Int]?) {
-      self.keys = keys
-      self.values = values
-      self.index = index
+    /// The member at `position`.
+    public subscript(position: Int) -> Member {
+      precondition(position >= 0 && position < storage.count, "JSONObject position out of range")
+      return storage.withMembers { $0[position] }
     }
+  }
 
-    func copy() -> Storage { Storage(keys: keys, values: values, index: index) }
+  /// Runs `body` on the members in place, without copying them out (hot paths in this
+  /// module: the writer, equality, diffing). The buffer is valid only inside `body`.
+  @inline(__always)
+  func withMembers<Result, Failure: Error>(
+    _ body: (UnsafeBufferPointer<Member>) throws(Failure) -> Result
+  ) throws(Failure) -> Result {
+    try storage.withMembers(body)
+  }
 
-    func rebuildIndex() {
-      var built = [String: Int](minimumCapacity: keys.count)
-      for (i, key) in keys.enumerated() { built[key] = i }
-      index = built
+  /// Whether both objects have the same keys in the same order.
+  func hasSameKeys(as other: JSONObject) -> Bool {
+    guard count == other.count else { return false }
+    return withMembers { lhs in
+      other.withMembers { rhs in
+        for position in lhs.indices where lhs[position].key != rhs[position].key {
+          return false
+        }
+        return true
+      }
     }
   }
 }
@@ -168,11 +220,22 @@ extension JSONObject: Equatable {
   public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
     if lhs.sharesStorage(with: rhs) { return true }
     guard lhs.count == rhs.count else { return false }
-    if lhs.keys == rhs.keys { return lhs.values == rhs.values }
-    for (key, value) in lhs.members {
-      guard let other = rhs[key], other == value else { return false }
+    // Keys are distinct and the counts match, so every member of `lhs` found equal in `rhs`
+    // means the same members. Most objects compared have the same key order: try the same
+    // position first, then look the key up.
+    return lhs.withMembers { left in
+      rhs.withMembers { right in
+        for position in left.indices {
+          let (key, value) = left[position]
+          if right[position].key == key {
+            guard right[position].value == value else { return false }
+          } else {
+            guard let at = rhs.position(of: key), right[at].value == value else { return false }
+          }
+        }
+        return true
+      }
     }
-    return true
   }
 }
 
@@ -180,12 +243,15 @@ extension JSONObject: Hashable {
   /// Order-independent, to agree with `==`: each member is hashed alone and the results are
   /// combined with a commutative sum.
   public func hash(into hasher: inout Hasher) {
-    var sum = 0
-    for (key, value) in members {
-      var member = Hasher()
-      member.combine(key)
-      member.combine(value)
-      sum &+= member.finalize()
+    let sum = withMembers { members in
+      var sum = 0
+      for (key, value) in members {
+        var member = Hasher()
+        member.combine(key)
+        member.combine(value)
+        sum &+= member.finalize()
+      }
+      return sum
     }
     hasher.combine(count)
     hasher.combine(sum)

@@ -128,7 +128,7 @@ extension JSON {
       if var object = container.takeObject() {
         defer { container = .object(object) }
         let position = object.position(of: key)
-        let old = position.map { object.values[$0] }
+        let old = position.map { object.value(at: $0) }
         undo.append(
           .objectMember(parent: parent, key: key, old: old, position: position ?? object.count))
         object.set(key, value)
@@ -170,7 +170,7 @@ extension JSON {
           throw JSON.notFound(
             path, depth: parent.count, field: field, why: "has no member \"\(key)\"")
         }
-        let removed = object.values[position]
+        let removed = object.value(at: position)
         object.removeValue(forKey: key)
         undo.append(.objectMember(parent: parent, key: key, old: removed, position: position))
         return removed
@@ -208,8 +208,8 @@ extension JSON {
             path, depth: parent.count, field: "path",
             why: "has no member \"\(key)\" to replace (add creates members)")
         }
-        let old = object.values[position]
-        object.set(key, value)
+        let old = object.value(at: position)
+        object.setValue(value, at: position)
         undo.append(.objectMember(parent: parent, key: key, old: old, position: position))
       } else if var elements = container.takeArray() {
         defer { container = .array(elements) }
@@ -245,9 +245,9 @@ extension JSON {
       guard let position = object.position(of: token) else {
         throw JSON.notFound(pointer, depth: depth, field: field, why: "has no member \"\(token)\"")
       }
-      var member = object.values[position]
-      object.set(token, .null)  // now `member` is the only reference to its value
-      defer { object.set(token, member) }
+      var member = object.value(at: position)
+      object.setValue(.null, at: position)  // now `member` is the only reference to its value
+      defer { object.setValue(member, at: position) }
       return try member.modify(at: tokens.dropFirst(), pointer: pointer, field: field, body)
     }
     if var elements = takeArray() {
@@ -306,11 +306,9 @@ extension JSON {
           if object.position(of: key) != nil {
             object.set(key, old)
           } else {
-            var keys = object.keys
-            var values = object.values
-            keys.insert(key, at: min(position, keys.count))
-            values.insert(old, at: min(position, values.count))
-            object = JSONObject(zip(keys, values))
+            var members = Array(object.members.lazy.map { ($0.key, $0.value) })
+            members.insert((key, old), at: min(position, members.count))
+            object = JSONObject(members)
           }
         } else {
           object.removeValue(forKey: key)

@@ -47,7 +47,9 @@ final class ValueEncoder: Encoder, SingleValueEncodingContainer {
   @exclusivity(unchecked) private var key: (any CodingKey)?
   @exclusivity(unchecked) private var kind = Kind.empty
   @exclusivity(unchecked) private var single = JSON.null
-  @exclusivity(unchecked) private var keys: [String] = []
+  /// The members of an object container, built in place: one allocation per object.
+  @exclusivity(unchecked) private var members = JSONObject()
+  /// The elements of an array container.
   @exclusivity(unchecked) private var values: [JSON] = []
   /// Members or elements whose value a nested container or super encoder gives later.
   @exclusivity(unchecked) private var pending: [(position: Int, encoder: ValueEncoder)] = []
@@ -76,23 +78,28 @@ final class ValueEncoder: Encoder, SingleValueEncodingContainer {
   /// What was encoded, handed over (the encoder is empty afterwards and can be reused). A value
   /// that encoded nothing is an empty object, as Foundation does.
   func takeResult() -> JSON {
-    var values = self.values
-    self.values = []
-    for (position, encoder) in pending { values[position] = encoder.takeResult() }
-    pending = []
     defer { kind = .empty }
     switch kind {
     case .empty:
+      pending = []
       return .object(JSONObject())
     case .value:
+      pending = []
       defer { single = .null }
       return single
     case .object:
-      let keys = self.keys
-      self.keys = []
-      expectedCount = keys.count
-      return .object(JSONObject(encodedKeys: keys, values: values))
+      var members = self.members
+      self.members = JSONObject()
+      for (position, encoder) in pending { members.setValue(encoder.takeResult(), at: position) }
+      pending = []
+      expectedCount = members.count
+      members.finishEncoded()
+      return .object(members)
     case .array:
+      var values = self.values
+      self.values = []
+      for (position, encoder) in pending { values[position] = encoder.takeResult() }
+      pending = []
       return .array(values)
     }
   }
@@ -125,9 +132,13 @@ final class ValueEncoder: Encoder, SingleValueEncodingContainer {
   func pendingChild(key: any CodingKey, kind: Kind) -> ValueEncoder {
     let child = ValueEncoder(parent: self, key: key)
     child.begin(kind)
-    pending.append((values.count, child))
-    if self.kind == .object { keys.append(key.stringValue) }
-    values.append(.null)
+    if self.kind == .object {
+      pending.append((members.count, child))
+      members.appendUnindexed(key.stringValue, .null)
+    } else {
+      pending.append((values.count, child))
+      values.append(.null)
+    }
     return child
   }
 
@@ -148,18 +159,11 @@ final class ValueEncoder: Encoder, SingleValueEncodingContainer {
   private func begin(_ kind: Kind) {
     guard self.kind != kind else { return }
     self.kind = kind
-    keys = []
     values = []
-    if kind == .object {
-      keys.reserveCapacity(expectedCount)
-      values.reserveCapacity(expectedCount)
-    }
+    members = kind == .object ? JSONObject(reservingCapacity: expectedCount) : JSONObject()
   }
 
-  func appendMember(_ key: String, _ value: JSON) {
-    keys.append(key)
-    values.append(value)
-  }
+  func appendMember(_ key: String, _ value: JSON) { members.appendUnindexed(key, value) }
 
   func appendElement(_ value: JSON) { values.append(value) }
 

@@ -80,16 +80,16 @@ struct JSONWriter: ~Copyable {
       append(UInt8(ascii: "]"))
     case .object(let object):
       append(UInt8(ascii: "{"))
-      let keys = object.keys
-      let values = object.values
-      for position in keys.indices {
-        if position > 0 { append(UInt8(ascii: ",")) }
-        write(keys[position])
-        append(UInt8(ascii: ":"))
-        do throws(JSONWriteError) {
-          try write(values[position], depth: depth + 1)
-        } catch {
-          throw error.inside(keys[position])
+      try object.withMembers { (members) throws(JSONWriteError) in
+        for position in members.indices {
+          if position > 0 { append(UInt8(ascii: ",")) }
+          write(members[position].key)
+          append(UInt8(ascii: ":"))
+          do throws(JSONWriteError) {
+            try write(members[position].value, depth: depth + 1)
+          } catch {
+            throw error.inside(members[position].key)
+          }
         }
       }
       append(UInt8(ascii: "}"))

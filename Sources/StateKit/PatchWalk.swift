@@ -50,8 +50,8 @@ final class PatchWalk {
   /// optional, another enum case), in nested containers too.
   private func finish(_ level: WalkLevel) {
     if !level.encodedEveryOldKey {
-      for (position, key) in level.old.keys.enumerated() where !level.wasEncoded(position) {
-        let path = level.path.appending(key)
+      for position in 0..<level.old.count where !level.wasEncoded(position) {
+        let path = level.path.appending(level.old.key(at: position))
         invalidateMarks(under: path)
         operations.append(.remove(path: path))
       }
@@ -160,7 +160,7 @@ final class WalkLevel {
     } else if encodedBeyondMask.insert(position).inserted {
       encodedCount += 1
     }
-    return old.values[position]
+    return old.value(at: position)
   }
 
   /// The whole level was replaced by one value: no member is left over.

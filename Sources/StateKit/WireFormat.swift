@@ -59,13 +59,12 @@ public enum WireFormat {
   /// Encodes an action or event enum value to its wire object.
   public static func encode(_ value: some Encodable) throws -> JSON {
     let swiftShape = try JSONValueEncoder().encode(value)
-    guard case .object(let outer) = swiftShape, outer.count == 1,
-      let name = outer.keys.first, let payload = outer.values.first
-    else {
+    guard case .object(let outer) = swiftShape, outer.count == 1 else {
       throw WireFormatError(
         reason: "expected an enum with synthesized Codable (one key per case), got \(swiftShape)")
     }
-    var fields = JSONObject()
+    let (name, payload) = outer.member(at: 0)
+    var fields = JSONObject(reservingCapacity: 1 + (payload.objectValue?.count ?? 1))
     fields.set("type", .string(name))
     if case .object(let members) = payload {
       for (key, value) in members.members where key != "type" { fields.set(key, value) }

@@ -164,7 +164,7 @@ func nodeCount(_ value: JSON, limit: Int) -> Int {
       stack.append(contentsOf: elements)
     case .object(let object):
       if count + stack.count + object.count > limit { return limit + 1 }
-      stack.append(contentsOf: object.values)
+      for member in object.members { stack.append(member.value) }
     default: break
     }
   }
