@@ -145,7 +145,7 @@ public struct JSONObject: @unchecked Sendable {
 
   /// Rebuilds the key index after ``appendUnindexed(_:_:)`` calls.
   mutating func reindex() {
-    guard storage.count > Self.linearLimit || storage.header.index != nil else { return }
+    guard storage.count > Self.linearLimit || storage.hasIndex else { return }
     makeUnique(capacity: storage.count)
     storage.reindex()
   }

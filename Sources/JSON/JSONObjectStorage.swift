@@ -46,8 +46,18 @@ final class JSONObjectStorage: ManagedBuffer<JSONObjectHeader, JSONObject.Member
     }
   }
 
-  var count: Int { header.count }
-  var memberCapacity: Int { header.capacity }
+  /// The header, addressed directly. `ManagedBuffer.header` is a class stored property, so
+  /// every access through it pays a dynamic exclusivity check (`swift_beginAccess`): a tenth
+  /// of the encoder's instructions. The pointer stays valid while `self` is alive, which it
+  /// is for the whole of every method here that uses it.
+  @inline(__always)
+  private var head: UnsafeMutablePointer<JSONObjectHeader> {
+    withUnsafeMutablePointerToHeader { $0 }
+  }
+
+  var count: Int { head.pointee.count }
+  var memberCapacity: Int { head.pointee.capacity }
+  var hasIndex: Bool { head.pointee.index != nil }
 
   /// Runs `body` on the initialized members; the pointer is only valid inside `body`.
   @inline(__always)
@@ -71,7 +81,7 @@ final class JSONObjectStorage: ManagedBuffer<JSONObjectHeader, JSONObject.Member
 
   /// The position of `key`, by hash when the index exists and by a scan otherwise.
   func position(of key: String) -> Int? {
-    if let index = header.index { return index[key] }
+    if let index = head.pointee.index { return index[key] }
     return withMembers { members in members.firstIndex { $0.key == key } }
   }
 
@@ -129,10 +139,10 @@ final class JSONObjectStorage: ManagedBuffer<JSONObjectHeader, JSONObject.Member
   /// otherwise. Keys must be distinct.
   func reindex() {
     guard count > JSONObject.linearLimit else {
-      if header.index != nil { header.index = nil }
+      if head.pointee.index != nil { head.pointee.index = nil }
       return
     }
-    header.index = withMembers { members in
+    head.pointee.index = withMembers { members in
       var built = [String: Int](minimumCapacity: members.count)
       for position in members.indices { built[members[position].key] = position }
       return built
@@ -142,8 +152,8 @@ final class JSONObjectStorage: ManagedBuffer<JSONObjectHeader, JSONObject.Member
   /// Records that the member appended last is at `position`, building the index when the
   /// object just outgrew a scan.
   func indexAppended(_ key: String, at position: Int) {
-    if header.index != nil {
-      header.index?[key] = position
+    if head.pointee.index != nil {
+      head.pointee.index?[key] = position
     } else if count > JSONObject.linearLimit {
       reindex()
     }
@@ -154,7 +164,7 @@ final class JSONObjectStorage: ManagedBuffer<JSONObjectHeader, JSONObject.Member
   /// encoded one twice.
   func indexReportingDuplicates() -> Bool {
     if count <= JSONObject.linearLimit {
-      header.index = nil
+      head.pointee.index = nil
       return withMembers { members in
         for position in members.indices.dropFirst() {
           let key = members[position].key
@@ -172,7 +182,7 @@ final class JSONObjectStorage: ManagedBuffer<JSONObjectHeader, JSONObject.Member
       return built
     }
     guard let built else { return true }
-    header.index = built
+    head.pointee.index = built
     return false
   }
 }
