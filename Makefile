@@ -42,7 +42,7 @@ py-test:
 	  $(PYTHON) -m pytest -q tests
 
 node-test:
-	@if [ -d clients/typescript/test ]; then node --test clients/typescript/test/; fi
+	@if [ -d clients/typescript/test ]; then STATESERVER_BIN=$(abspath $(BIN)) node --test clients/typescript/test/; fi
 
 # The benchmarks build with the same flags, so they measure the binary `make run` starts.
 # Every benchmark runs even when one misses its target; the exit status reports the misses.

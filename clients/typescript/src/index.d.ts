@@ -1,0 +1,280 @@
+// Hand-written declarations for the JavaScript in this folder (no build step: Node runs the .js
+// files as they are). Keep them in step with the JSDoc of each function.
+
+import type { ChildProcess } from 'node:child_process';
+
+/** Any JSON value. */
+export type JSONValue =
+  | null | boolean | number | string | JSONValue[] | { [key: string]: JSONValue };
+
+/** An action or an event: `{type: "<case name>", <labelled fields>...}`. */
+export interface Action {
+  type: string;
+  [field: string]: unknown;
+}
+
+/** One RFC 6902 operation. */
+export type PatchOperation =
+  | { op: 'add' | 'replace' | 'test'; path: string; value: JSONValue }
+  | { op: 'remove'; path: string }
+  | { op: 'move' | 'copy'; from: string; path: string };
+
+/** `state/patch` params: operations turning the state at `from` into the state at `to`. */
+export interface StatePatch {
+  store: string;
+  from: number;
+  to: number;
+  patch: PatchOperation[];
+  /** The id of the dispatch request that caused it (the newest one after coalescing). */
+  cause?: string | number | null;
+  /** Present for a subscription to a subtree; operation paths are still from the root. */
+  path?: string;
+}
+
+/** `store/event` params: a one-off event, never replayed. */
+export interface StoreEvent {
+  store: string;
+  event: Action;
+}
+
+/** `store/closed` params. */
+export interface StoreClosed {
+  store: string;
+  reason: string;
+}
+
+/** A notification from the server. */
+export type Notification =
+  | { jsonrpc: '2.0'; method: 'state/patch'; params: StatePatch }
+  | { jsonrpc: '2.0'; method: 'store/event'; params: StoreEvent }
+  | { jsonrpc: '2.0'; method: 'store/closed'; params: StoreClosed }
+  | { jsonrpc: '2.0'; method: string; params?: any };
+
+/** A JSON-RPC response (or any parsed line, for the `message` event). */
+export type Message =
+  | Notification
+  | { jsonrpc: '2.0'; id: string | number | null; result?: any; error?: RPCErrorObject }
+  | Message[];
+
+export interface RPCErrorObject {
+  code: number;
+  message: string;
+  data?: any;
+}
+
+export interface SpawnOptions {
+  /** The program; default `$STATESERVER_BIN`, else `stateserver` from PATH. */
+  binary?: string;
+  /** Its arguments, e.g. `['--ephemeral']` (default none). */
+  args?: readonly string[];
+  /** Added to this process's environment. */
+  env?: Record<string, string | undefined>;
+  cwd?: string;
+  /** Where the server's logs go; `'pipe'` (default) keeps the last 64 KiB for error messages. */
+  stderr?: 'pipe' | 'inherit' | 'ignore';
+  /** Default timeout of requests in ms (default 30,000; 0 = none). */
+  timeoutMs?: number;
+}
+
+export interface RequestOptions {
+  /** Rejects with `TimeoutError` (and cancels on the server) after this long; 0 = never. */
+  timeoutMs?: number;
+  /** Aborting sends `$/cancelRequest` and rejects with the signal's reason. */
+  signal?: AbortSignal;
+}
+
+export interface DispatchOptions extends RequestOptions {
+  /** `'settled'`: answer once every effect the action started has finished. */
+  wait?: 'reduced' | 'settled';
+  /** Fire and forget: no response; resolves with undefined at once. */
+  notify?: boolean;
+}
+
+/** `dispatch` result. */
+export interface DispatchResult {
+  store: string;
+  version: number;
+}
+
+/** `state/get` and `state/subscribe` result. */
+export interface StateResult<S = any> {
+  store: string;
+  version: number;
+  state: S;
+}
+
+/** A function that removes a listener; also callable as `.dispose()` (VS Code's Disposable). */
+export interface Unsubscribe {
+  (): void;
+  dispose(): void;
+}
+
+export interface ExitStatus {
+  code: number | null;
+  signal: string | null;
+}
+
+export interface ListenerError {
+  error: unknown;
+  event: string;
+  message: unknown;
+}
+
+export interface ClientEvents {
+  notification: (message: Notification) => void;
+  'state/patch': (params: StatePatch) => void;
+  'store/event': (params: StoreEvent) => void;
+  'store/closed': (params: StoreClosed) => void;
+  message: (message: Message) => void;
+  stderr: (text: string) => void;
+  exit: (status: ExitStatus) => void;
+  listenerError: (error: unknown, event: string, message: unknown) => void;
+  protocolError: (error: unknown, line: string) => void;
+}
+
+/** How much of the server's stderr a client keeps. */
+export const STDERR_TAIL_BYTES: number;
+
+/** Starts a stateserver process. */
+export function spawn(options?: SpawnOptions): Client;
+
+/** One stateserver process and its JSON-RPC connection. */
+export class Client {
+  constructor(child: ChildProcess, options?: { timeoutMs?: number; name?: string });
+  readonly process: ChildProcess;
+  /** Default timeout of requests in ms; 0 = none. */
+  timeoutMs: number;
+  /** The latest (up to 100) exceptions thrown by listeners; reading went on. */
+  readonly listenerErrors: ListenerError[];
+  /** Settles when the process has ended and its output was read. */
+  readonly exited: Promise<ExitStatus>;
+  readonly pid: number | undefined;
+  /** Whether the process has ended. */
+  readonly closed: boolean;
+
+  request(
+    method: 'state/get' | 'state/subscribe',
+    params: { store: string; path?: string },
+    options?: RequestOptions,
+  ): Promise<StateResult>;
+  request<R = any>(method: string, params?: unknown, options?: RequestOptions): Promise<R>;
+  notify(method: string, params?: unknown): void;
+  dispatch(
+    store: string, action: Action, options?: DispatchOptions & { notify?: false },
+  ): Promise<DispatchResult>;
+  dispatch(
+    store: string, action: Action, options: DispatchOptions & { notify: true },
+  ): Promise<undefined>;
+  on<E extends keyof ClientEvents>(event: E, listener: ClientEvents[E]): Unsubscribe;
+  on(event: string, listener: (params: any) => void): Unsubscribe;
+  onNotification(listener: (message: Notification) => void): Unsubscribe;
+  /** The last 64 KiB of the server's stderr (when it is a pipe). */
+  stderrText(): string;
+  /** Ends stdin; resolves with the exit code (null if a signal ended it). */
+  close(options?: { timeoutMs?: number }): Promise<number | null>;
+  /** Sends `shutdown`, then closes; resolves with the exit code. */
+  shutdown(options?: { timeoutMs?: number }): Promise<number | null>;
+  kill(signal?: NodeJS.Signals): boolean;
+}
+
+export interface MirrorOptions {
+  /** A JSON Pointer: mirror only this subtree (default `''`, the whole state). */
+  path?: string;
+  /**
+   * Send `state/subscribe` (default). `false`: only `state/get`, for a store whose patches
+   * already come (`initialize` subscribes every store's root by default).
+   */
+  subscribe?: boolean;
+  onChange?: (state: any, change: MirrorChange) => void;
+}
+
+export interface MirrorChange {
+  reason: 'load' | 'patch' | 'resync';
+  /** The store version the mirror now reflects. */
+  version: number;
+  exists: boolean;
+  from?: number;
+  to?: number;
+  patch?: PatchOperation[];
+}
+
+/** A local copy of a store's state (or a subtree), kept current from `state/patch`. */
+export class Mirror<S = any> {
+  constructor(client: Client, store: string, options?: MirrorOptions);
+  static open<S = any>(client: Client, store: string, options?: MirrorOptions): Promise<Mirror<S>>;
+  /** Read-only: unchanged parts are shared with the previous state. */
+  readonly state: S | undefined;
+  /** Whether the mirrored value exists (a path's subtree can be removed and come back). */
+  readonly exists: boolean;
+  /** The newest store version the mirror reflects (-1 before the first state). */
+  readonly version: number;
+  readonly store: string;
+  readonly path: string;
+  readonly ready: Promise<Mirror<S>>;
+  readonly patches: number;
+  readonly coalesced: number;
+  readonly resyncs: number;
+  readonly closedReason: string | null;
+  readonly lastPatchError: unknown;
+  onChange(listener: (state: S | undefined, change: MirrorChange) => void): Unsubscribe;
+  /** Resolves with the state once the mirror reflects `version` (default: the store's now). */
+  sync(version?: number, options?: { timeoutMs?: number }): Promise<S | undefined>;
+  resync(): Promise<void>;
+  dispose(options?: { unsubscribe?: boolean }): Promise<void>;
+}
+
+export class RPCError extends Error {
+  constructor(error: RPCErrorObject, method?: string);
+  readonly code: number;
+  /** The server's own message. */
+  readonly rpcMessage: string;
+  /** For invalid params: `{pointer, reason}`. */
+  readonly data: any;
+}
+
+export class TimeoutError extends Error {}
+
+export class ServerExitedError extends Error {
+  readonly exitCode: number | null;
+  readonly signal: string | null;
+}
+
+export const ErrorCodes: Readonly<{
+  parseError: -32700;
+  invalidRequest: -32600;
+  methodNotFound: -32601;
+  invalidParams: -32602;
+  internalError: -32603;
+  unknownStore: -32001;
+  unknownFeature: -32002;
+  actionRefused: -32003;
+  storeExists: -32004;
+  shuttingDown: -32010;
+  requestCancelled: -32800;
+}>;
+
+/** Splits a byte stream into lines (`\n` or `\r\n`), decoding UTF-8 only once a line is whole. */
+export class LineSplitter {
+  push(chunk: Uint8Array): string[];
+  end(): string | null;
+  readonly pendingBytes: number;
+}
+
+export class JSONPatchError extends Error {
+  /** The failing operation's position (-1: the patch is not an array). */
+  readonly index: number;
+  readonly operation: unknown;
+}
+
+/** Applies an RFC 6902 patch atomically and returns the new document; the input is untouched. */
+export function applyPatch<T = JSONValue>(document: unknown, patch: readonly unknown[]): T;
+/** RFC 6902 `test` equality. */
+export function jsonEqual(a: unknown, b: unknown): boolean;
+export function cloneJSON<T>(value: T): T;
+
+export class JSONPointerError extends Error {}
+/** RFC 6901: `'/a~1b/0'` → `['a/b', '0']`. */
+export function parsePointer(pointer: string): string[];
+export function formatPointer(tokens: readonly (string | number)[]): string;
+/** The value at `pointer`, or undefined. */
+export function valueAt(document: unknown, pointer: string): unknown;
