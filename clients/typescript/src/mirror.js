@@ -22,7 +22,7 @@ import { parsePointer } from './pointer.js';
  *
  * @example
  * const cart = await Mirror.open(client, 'cart', { onChange: (state) => render(state) });
- * const { version } = await client.dispatch('cart', { type: 'clear' });
+ * const { version } = await client.dispatch('cart', { type: 'remove', id: 'sku-7' });
  * await cart.sync(version); // cart.state now reflects the action
  */
 export class Mirror {
