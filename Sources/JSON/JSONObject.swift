@@ -48,6 +48,7 @@ public struct JSONObject: @unchecked Sendable {
   /// Members whose keys are known to be distinct, in order; skips the per-key duplicate
   /// lookups of `init(_:)`.
   init(distinctKeys keys: [String], values: [JSON]) {
+    precondition(keys.count == values.count, "one value per key")
     self.init(reservingCapacity: keys.count)
     for position in keys.indices { storage.append(keys[position], values[position]) }
     if keys.count > Self.linearLimit { storage.reindex() }
