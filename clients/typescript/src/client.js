@@ -306,6 +306,33 @@ export class Client {
   }
 
   /**
+   * Stops reading the server's stdout until `resume()`: its output then fills the pipe and the
+   * server coalesces the patches it cannot write (PROTOCOL.md), so a busy client can catch up
+   * later with fewer, merged patches. Requests still pending get their answers after `resume()`.
+   */
+  pause() {
+    this.process.stdout?.pause();
+  }
+
+  /** Reads the server's stdout again after `pause()`. */
+  resume() {
+    this.process.stdout?.resume();
+  }
+
+  /**
+   * Resolves once every line sent so far has been handed to the server's stdin pipe (the server
+   * may not have read the last pipe-full yet): backpressure for a client that sends bursts.
+   *
+   * @returns {Promise<void>}
+   */
+  drained() {
+    const stdin = this.process.stdin;
+    if (!stdin || this.#exit) return Promise.resolve();
+    // Writes complete in order: the callback of an empty write runs after every earlier one.
+    return new Promise((resolve) => stdin.write('', () => resolve()));
+  }
+
+  /**
    * Sends a signal to the process (default SIGTERM, which the server treats as end of input).
    *
    * @param {NodeJS.Signals} [signal]

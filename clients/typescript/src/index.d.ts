@@ -168,6 +168,11 @@ export class Client {
   on<E extends keyof ClientEvents>(event: E, listener: ClientEvents[E]): Unsubscribe;
   on(event: string, listener: (params: any) => void): Unsubscribe;
   onNotification(listener: (message: Notification) => void): Unsubscribe;
+  /** Stops reading stdout: the server's output backs up and it coalesces patches. */
+  pause(): void;
+  resume(): void;
+  /** Resolves once every line sent so far was handed to the server's stdin pipe. */
+  drained(): Promise<void>;
   /** The last 64 KiB of the server's stderr (when it is a pipe). */
   stderrText(): string;
   /** Ends stdin; resolves with the exit code (null if a signal ended it). */
