@@ -32,7 +32,8 @@ public final class Persistence {
   private var restoredSchemaVersions: [String: Int] = [:]
   /// Stores changed since the last write, in the order they first changed.
   private var dirty: [String] = []
-  private var pendingFlush: Task<Void, Never>?
+  /// The task that writes the dirty stores once the flush delay has passed (tests await it).
+  private(set) var pendingFlush: Task<Void, Never>?
   /// Real time the last write took (encoding and SQLite), to space writes out when they are
   /// expensive.
   private var lastWriteCost = Duration.zero
