@@ -26,8 +26,11 @@ final class EffectActivity: Sendable {
   }
 
   /// The longest a test waits, in real time, for effects to block again; effects blocked on
-  /// something other than a test clock (a real network call) end the wait this way.
-  static let settleLimit = Duration.seconds(3)
+  /// something other than a test clock (a real network call) end the wait this way. Only a
+  /// failure bound: on a loaded two-core machine, with CPU-heavy tests holding both threads of
+  /// the cooperative pool, an effect can take seconds to reach its first sleep (0.8 s seen
+  /// under load), and moving the clock before it gets there makes a correct test fail.
+  static let settleLimit = Duration.seconds(30)
 
   /// Waits until every activity in `activities` is quiescent (a few yields in a row).
   static func settle(_ activities: [EffectActivity]) async {

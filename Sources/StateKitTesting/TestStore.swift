@@ -31,7 +31,9 @@
     /// to receive.
     public var exhaustivity: Exhaustivity
     /// How long `receive` and `finish` wait, in real time, for effects running on other
-    /// threads. With a `TestClock` nothing sleeps, so this only bounds a failing test.
+    /// threads. With a `TestClock` nothing sleeps, so this only bounds a failing test: it is
+    /// generous because on a loaded machine other tests can hold the cooperative pool for
+    /// seconds while an effect waits to run.
     public var timeout: Duration
 
     private var asserted: F.State
@@ -51,7 +53,7 @@
     /// feature's own by default).
     public init(
       feature: F, initialState: F.State? = nil, exhaustivity: Exhaustivity = .on,
-      timeout: Duration = .seconds(5), sourceLocation: SourceLocation = #_sourceLocation
+      timeout: Duration = .seconds(30), sourceLocation: SourceLocation = #_sourceLocation
     ) {
       let store = Store(feature: feature, state: initialState)
       self.store = store

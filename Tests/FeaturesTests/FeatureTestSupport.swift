@@ -42,9 +42,9 @@ extension ActionError {
 extension TestClock {
   /// Runs the clock until `store`'s effects have all finished. One `run()` can return while
   /// an effect, slowed by a busy machine, has yet to start its next sleep; this runs again
-  /// until nothing is in flight (for at most `limit` of real time).
+  /// until nothing is in flight (for at most `limit` of real time: only a failure bound).
   @MainActor
-  func run<F: Feature>(until store: TestStore<F>, limit: Duration = .seconds(20)) async {
+  func run<F: Feature>(until store: TestStore<F>, limit: Duration = .seconds(60)) async {
     let deadline = ContinuousClock.now.advanced(by: limit)
     await run()
     while store.store.inFlightEffectCount > 0 && ContinuousClock.now < deadline {
@@ -56,9 +56,9 @@ extension TestClock {
 
 extension TestClock {
   /// Advances by `duration` once at least `sleepers` tasks sleep on this clock (waiting at
-  /// most `limit` of real time): on a busy machine, with tests running in parallel, an effect
-  /// can start its sleep after `advance` already moved time past it.
-  func advance(by duration: Duration, once sleepers: Int, limit: Duration = .seconds(10)) async {
+  /// most `limit` of real time, only a failure bound): on a busy machine, with tests running in
+  /// parallel, an effect can start its sleep after `advance` already moved time past it.
+  func advance(by duration: Duration, once sleepers: Int, limit: Duration = .seconds(30)) async {
     let deadline = ContinuousClock.now.advanced(by: limit)
     while sleeperCount < sleepers && ContinuousClock.now < deadline { await Task.yield() }
     await advance(by: duration)

@@ -34,9 +34,9 @@ import Testing
     // two-core machine other tests may hold every thread of the cooperative pool, so a reading
     // task might never run and the flush would time out.
     let reading = PipeDrain(fd: readEnd)
-    #expect(writer.flush(timeout: 10))
+    #expect(writer.flush(timeout: 30))
     writer.enqueue(Array("after\n".utf8), format: .text)
-    #expect(writer.flush(timeout: 10))
+    #expect(writer.flush(timeout: 30))
     close(writeEnd)
     let received = reading.wait()
     close(readEnd)
