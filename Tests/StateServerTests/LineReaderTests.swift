@@ -1,3 +1,4 @@
+import Foundation
 import JSON
 import Testing
 
@@ -22,7 +23,10 @@ import Testing
       output: OutputQueue(maxMessages: 10))
     reader.start()
     let writer = fds[1]
-    let feeding = Task.detached {
+    // A thread of its own for the blocking writes, not a task: a task blocked in `write` holds
+    // a thread of the cooperative pool (two on a two-core machine) that other tests need.
+    // The reader sees the end of input only after the last write, when the writer is closed.
+    Thread {
       input.withUnsafeBytes { raw in
         var offset = 0
         while offset < raw.count, let base = raw.baseAddress {
@@ -32,7 +36,7 @@ import Testing
         }
       }
       close(writer)
-    }
+    }.start()
     var lines: [InboundLine] = []
     for await _ in wakes {
       while true {
@@ -42,7 +46,6 @@ import Testing
       }
       if case .endOfInput? = lines.last { break }
     }
-    await feeding.value
     close(fds[0])
     return lines
   }
