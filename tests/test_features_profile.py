@@ -17,7 +17,9 @@ def test_edit_and_save():
 
 
 def test_save_while_saving_sends_one_request_and_cancel_returns_to_idle():
-    with Server("--latency", "200") as server:
+    # A backend that never answers during the test: the first save is still in flight at the
+    # second save and at cancelSave however slow the machine (a 200 ms latency was not).
+    with Server("--latency", "600000") as server:
         server.dispatch("profile", {"type": "edit", "name": "Grace"})
         server.dispatch("profile", {"type": "save"}, wait="reduced")
         assert server.state("profile")["canSave"] is False
