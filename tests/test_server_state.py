@@ -271,8 +271,11 @@ def test_a_client_that_stops_reading_while_100000_actions_go_in(server):
 def test_end_of_input_with_an_effect_in_flight_prints_its_patch_and_exits_zero(stateserver_bin):
     request = {"jsonrpc": "2.0", "id": 1, "method": "dispatch", "params": {
         "store": "counter", "action": {"type": "incrementLater", "afterMs": 100}}}
-    result = subprocess.run([stateserver_bin, "--ephemeral"], input=json.dumps(request).encode() + b"\n",
-                            capture_output=True, timeout=30)
+    # The drain ends when the effect does; its timeout (60 s, not the default 2 s) only
+    # bounds a hang, so a loaded machine cannot cancel the 100 ms effect.
+    result = subprocess.run([stateserver_bin, "--ephemeral", "--drain-timeout", "60"],
+                            input=json.dumps(request).encode() + b"\n", capture_output=True,
+                            timeout=90)
     assert result.returncode == 0
     lines = [json.loads(line) for line in result.stdout.splitlines()]
     assert lines[0] == {"jsonrpc": "2.0", "id": 1, "result": {"store": "counter", "version": 0}}
@@ -290,7 +293,7 @@ def test_effects_past_the_drain_timeout_are_cancelled_and_the_exit_is_zero(state
 
 
 def test_sigint_drains_like_end_of_input(spawn):
-    client = spawn()
+    client = spawn("--drain-timeout", "60")  # ends with the effect; the timeout bounds a hang
     client.dispatch("counter", {"type": "incrementLater", "afterMs": 100}, id="later")
     client.process.send_signal(signal.SIGINT)
     assert client.process.wait(timeout=30) == 0
