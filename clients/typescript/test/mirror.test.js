@@ -140,10 +140,10 @@ describe('Mirror against stateserver', { skip: binary.skip, timeout: 120_000 }, 
     const nib = { type: 'add', id: 'sku-3', name: 'Nib', price: 90 };
     const elsewhere = await client.dispatch('c', nib);
     assert.equal(elsewhere.version, added.version + 1);
-    assert.equal((await first.sync(elsewhere.version, { timeoutMs: 5_000 })).id, 'sku-2');
+    assert.equal((await first.sync(elsewhere.version, { timeoutMs: 30_000 })).id, 'sku-2');
     assert.equal(first.version, elsewhere.version);
     await client.dispatch('c', { type: 'setQuantity', id: 'sku-3', quantity: 2 });
-    assert.equal((await first.sync(undefined, { timeoutMs: 5_000 })).id, 'sku-2');
+    assert.equal((await first.sync(undefined, { timeoutMs: 30_000 })).id, 'sku-2');
     assert.equal(first.version, elsewhere.version + 1);
     assert.equal(first.resyncs, 0);
   });
@@ -157,14 +157,14 @@ describe('Mirror against stateserver', { skip: binary.skip, timeout: 120_000 }, 
     await client.request('initialize', { subscribe: 'none' });
     await client.dispatch('c', { type: 'remove', id: 'sku-1' });
     assert.equal(mirror.exists, true);
-    assert.equal(await mirror.sync(undefined, { timeoutMs: 5_000 }), undefined);
+    assert.equal(await mirror.sync(undefined, { timeoutMs: 30_000 }), undefined);
     assert.equal(mirror.exists, false);
     assert.equal(mirror.resyncs, 1);
     await mirror.resync(); // an absent path is a state, not a failure
     assert.equal(mirror.resyncs, 2);
     // It comes back, unseen too: sync finds it present and resyncs again.
     await client.dispatch('c', { type: 'add', id: 'sku-2', name: 'Ink', price: 900 });
-    assert.equal((await mirror.sync(undefined, { timeoutMs: 5_000 })).id, 'sku-2');
+    assert.equal((await mirror.sync(undefined, { timeoutMs: 30_000 })).id, 'sku-2');
     assert.equal(mirror.exists, true);
     assert.equal(mirror.resyncs, 3);
   });
