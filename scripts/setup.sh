@@ -6,6 +6,10 @@ set -euo pipefail
 apt_packages=(libjansson-dev libsqlite3-dev pkg-config)
 python_packages=(pytest jsonpatch jsonschema referencing)  # tests, and the client's one dependency
 
+# The Node client's tests need node (20 ships with these machines; Debian's nodejs is the
+# fallback on a machine without it).
+command -v node >/dev/null 2>&1 || apt_packages+=(nodejs)
+
 missing=()
 for p in "${apt_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
