@@ -1,7 +1,11 @@
 """Regression tests for bugs the robustness tests found, each named after its bug and holding
 the exact reproduction posted on NOTES.md. A test lands on main only once its fix has."""
 import json
+import signal
+import subprocess
 import threading
+
+import pytest
 
 from stateserver import Mirror
 
@@ -205,3 +209,29 @@ def test_initialize_resubscription_is_a_merge_barrier(spawn):
         state = client.request("state/get", {"store": "k"})
         assert mirror.sync(state["version"], timeout=TIMEOUT) == state["state"], attempt
         assert client.close(timeout=TIMEOUT) == 0
+
+
+# A SIGINT (or SIGTERM) sent right after the server's first reply was lost about one time in
+# ten: the server read and answered requests before libdispatch had registered its signal
+# sources, a signal in that window was ignored, and the server never shut down.
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_right_after_the_first_reply_is_never_lost(stateserver_bin, signum):
+    for attempt in range(40):
+        process = subprocess.Popen([stateserver_bin, "--ephemeral"], stdin=subprocess.PIPE,
+                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        try:
+            process.stdin.write(b'{"jsonrpc":"2.0","id":1,"method":"store/list"}\n')
+            process.stdin.flush()
+            assert json.loads(process.stdout.readline())["id"] == 1
+            process.send_signal(signum)
+            try:
+                status = process.wait(timeout=TIMEOUT)
+            except subprocess.TimeoutExpired:
+                pytest.fail(f"attempt {attempt}: the signal was lost, the server kept running")
+            assert status == 0, attempt
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+            process.stdin.close()
+            process.stdout.close()

@@ -69,8 +69,6 @@ public struct Server: Sendable {
     }
     connection.inbox = inbox
     StdoutWriter(fd: output, queue: queue, log: log).start()
-    LineReader(fd: input, maxMessageBytes: options.maxMessageBytes, inbox: inbox, output: queue)
-      .start()
     let signals = [SIGTERM, SIGINT].map { number in
       signal(number, SIG_IGN)
       let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
@@ -87,9 +85,22 @@ public struct Server: Sendable {
           }
         }
       }
-      source.resume()
       return source
     }
+    // Read nothing before both sources are registered. libdispatch registers a signal source
+    // later, on its manager thread; until then the disposition is SIG_IGN, and on Linux the
+    // signal goes to the main thread (parked in sigsuspend with every signal unblocked once the
+    // main queue runs elsewhere), which drops it: a SIGINT sent right after the first reply was
+    // lost about one time in ten, and the server never shut down. Once registered, libdispatch's
+    // own handler forwards a signal caught by any thread to its signalfd.
+    for source in signals {
+      await withCheckedContinuation { (registered: CheckedContinuation<Void, Never>) in
+        source.setRegistrationHandler { registered.resume() }
+        source.resume()
+      }
+    }
+    LineReader(fd: input, maxMessageBytes: options.maxMessageBytes, inbox: inbox, output: queue)
+      .start()
     let status = await connection.finished()
     for source in signals { source.cancel() }
     Log.flush()
