@@ -38,6 +38,13 @@ let interface = CommandLineInterface(
   summary: "stateserver: a headless application core speaking JSON-RPC 2.0 (NDJSON) on stdio.",
   flags: flags)
 
+// `stateserver codegen --lang typescript|python --out DIR`: the features' typed bindings.
+if CommandLine.arguments.dropFirst().first == "codegen" {
+  let clock = ContinuousClock()
+  let features = Features.all(backend: Backend(latencyMs: 0, clock: clock), clock: clock)
+  exit(Codegen.run(Array(CommandLine.arguments.dropFirst(2)), features: features))
+}
+
 switch interface.parse(CommandLine.arguments.dropFirst(), into: Options()) {
 case .print(let text):
   FileHandle.standardOutput.write(Data(text.utf8))
