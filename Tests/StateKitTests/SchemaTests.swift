@@ -67,7 +67,8 @@ import Testing
     #expect(odd?["anything"] == [:])
     // What the probe cannot describe is `{}` there, and a problem that says where and why.
     #expect(odd?["refusing"] == [:])
-    #expect(descriptor.schemaProblems.map(\.pointer) == ["/state/odd/refusing", "/actions/refuse"])
+    #expect(
+      descriptor.schemaProblems.map(\.pointer) == ["/state/odd/refusing", "/actions/refuse/_0"])
     #expect(odd?["ratio"] == ["type": "number"])
     let tree = odd?["tree"]
     #expect(tree?["properties"]?["name"] == ["type": "string"])
@@ -96,13 +97,12 @@ import Testing
   struct PlainFeature: Feature {
     struct State: Codable, Equatable, Sendable {
       var holder = Holder(switches: [])
-      var note: String? = nil
     }
     enum Action: Codable, Equatable, Sendable {
-      case rename(name: String, note: String?)
+      case reset
     }
     static let name = "plain"
-    static let publicActions = ["rename"]
+    static let publicActions = ["reset"]
     var initialState: State { State() }
     func reduce(into state: inout State, action: Action) -> Effect<Action, Never> { .none }
   }
@@ -116,9 +116,28 @@ import Testing
     #expect(problems.first?.reason.contains("CaseIterable") == true)
   }
 
+  struct NamingFeature: Feature {
+    struct State: Codable, Equatable, Sendable {
+      var name = ""
+      var note: String? = nil
+    }
+    enum Action: Codable, Equatable, Sendable {
+      case rename(name: String, note: String?)
+    }
+    static let name = "naming"
+    static let publicActions = ["rename"]
+    var initialState: State { State() }
+    func reduce(into state: inout State, action: Action) -> Effect<Action, Never> { .none }
+  }
+
   @Test func anOptionalIsRequiredAndNullableFromTheServerAndMayBeLeftOutByAClient() {
-    let descriptor = PlainFeature().descriptor()
-    #expect(descriptor.viewSchema["required"]?.arrayValue?.contains("note") == true)
+    let descriptor = NamingFeature().descriptor()
+    #expect(descriptor.schemaProblems.isEmpty)
+    #expect(descriptor.viewSchema["required"] == ["name", "note"])
+    #expect(
+      descriptor.viewSchema["properties"]?["note"] == [
+        "anyOf": [["type": "string"], ["type": "null"]]
+      ])
     let rename = descriptor.actionSchemas["rename"]
     #expect(rename?["required"] == ["type", "name"])
     #expect(rename?["properties"]?["note"] == ["anyOf": [["type": "string"], ["type": "null"]]])
