@@ -1,6 +1,7 @@
 """Typed bindings (issue 14): `stateserver codegen` writes them from the features' schemas, the
 committed copies in the clients have not drifted, and tsc and mypy accept the typed usage and
 refuse a program with a wrong field in an action."""
+import json
 import pathlib
 import shutil
 import subprocess
@@ -109,3 +110,45 @@ def test_the_typed_store_talks_to_a_real_server(spawn):
     state = notes.state()
     assert [note["text"] for note in state["notes"]] == ["Heron"]
     assert state["notes"][0]["serverText"] is None and "serverText" in state["notes"][0]
+
+
+def readme_block(language):
+    import re
+    readme = (REPO / "README.md").read_text()
+    section = readme.split("## Typed bindings", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(rf"^```{language}\n(.*?)^```$", section, re.M | re.S)
+    assert len(blocks) == 1
+    return blocks[0]
+
+
+def test_the_readme_typescript_snippet_type_checks(tmp_path):
+    code = readme_block("ts").replace("./clients/typescript/src/", str(TS / "src") + "/")
+    (tmp_path / "package.json").write_text('{"type": "module"}')
+    (tmp_path / "snippet.ts").write_text(code + "\nexport {};\n")
+    shutil.copy(TS / "test-types" / "node-shim.d.ts", tmp_path / "node-shim.d.ts")
+    config = json.loads((TS / "test-types" / "tsconfig.json").read_text())
+    config["files"] = ["node-shim.d.ts", "snippet.ts"]
+    (tmp_path / "tsconfig.json").write_text(json.dumps(config))
+    done = run([tool("tsc"), "-p", "tsconfig.json"], tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    # The commented-out line is the refusal the README promises.
+    wrong = code.replace("// await client.dispatch", "await client.dispatch")
+    (tmp_path / "snippet.ts").write_text(wrong + "\nexport {};\n")
+    done = run([tool("tsc"), "-p", "tsconfig.json"], tmp_path)
+    assert "'txt' does not exist in type 'NotesAddAction'" in done.stdout, done.stdout
+
+
+def test_the_readme_python_snippet_type_checks_and_prints_what_it_says(stateserver_bin, tmp_path):
+    import contextlib
+    import io
+    code = readme_block("python")
+    (tmp_path / "snippet.py").write_text(code)
+    # The sync client's own methods carry no annotations yet: calling them is allowed here.
+    done = run([tool("mypy"), "--strict", "--allow-untyped-calls", "--follow-imports=silent",
+                "--no-incremental", str(tmp_path / "snippet.py")], PY)
+    assert done.returncode == 0, done.stdout + done.stderr
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(compile(code.replace('"stateserver"', repr(str(stateserver_bin))), "README.md",
+                     "exec"), {"__name__": "readme"})
+    assert printed.getvalue() == "Heron None\n"
