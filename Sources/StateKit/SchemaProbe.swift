@@ -121,7 +121,9 @@ enum SchemaProbe {
     } catch let failure as ProbeFailure {
       throw failure
     } catch {
-      if T.self is any RawRepresentable.Type {
+      if slot.isEnumLike {
+        context.log.record(context, enumWithPayloads(T.self))
+      } else if T.self is any RawRepresentable.Type {
         context.log.record(
           context,
           "\(T.self) is a raw-value enum that is not CaseIterable: conform it to CaseIterable "
@@ -131,14 +133,15 @@ enum SchemaProbe {
       }
       throw ProbeFailure()
     }
-    if slot.isEnumLike {
-      context.log.record(
-        context,
-        "\(T.self) is an enum with associated values, whose cases a decoder cannot list: give "
-          + "it a wire form (TaggedUnion, SchemaDescribing) or hold it in a struct")
-      throw ProbeFailure()
-    }
+    // Decoded (a sample named a case) but only that case was seen: the schema keeps a loose
+    // `{"type": "object"}` there, and the problem says so.
+    if slot.isEnumLike { context.log.record(context, enumWithPayloads(T.self)) }
     return value
+  }
+
+  private static func enumWithPayloads(_ type: Any.Type) -> String {
+    "\(type) is an enum with associated values, whose cases a decoder cannot list: give it a "
+      + "wire form (TaggedUnion, SchemaDescribing)"
   }
 
   /// Records and returns a placeholder for the types that decode from one JSON scalar.

@@ -130,6 +130,31 @@ import Testing
     func reduce(into state: inout State, action: Action) -> Effect<Action, Never> { .none }
   }
 
+  enum Phase: Codable, Equatable, Sendable {
+    case idle
+    case failed(message: String)
+  }
+
+  struct PhaseFeature: Feature {
+    struct State: Codable, Equatable, Sendable {
+      var phase = Phase.idle
+      var count = 0
+    }
+    enum Action: Codable, Equatable, Sendable { case reset }
+    static let name = "phase"
+    static let publicActions = ["reset"]
+    var initialState: State { State() }
+    func reduce(into state: inout State, action: Action) -> Effect<Action, Never> { .none }
+  }
+
+  @Test func anEnumWithPayloadsInTheStateIsLooseAndAProblemItsSiblingsStayDescribed() {
+    let descriptor = PhaseFeature().descriptor()
+    #expect(descriptor.viewSchema["properties"]?["phase"] == ["type": "object"])
+    #expect(descriptor.viewSchema["properties"]?["count"] == ["type": "integer"])
+    #expect(descriptor.schemaProblems.map(\.pointer) == ["/state/phase"])
+    #expect(descriptor.schemaProblems.first?.reason.contains("TaggedUnion") == true)
+  }
+
   @Test func anOptionalIsRequiredAndNullableFromTheServerAndMayBeLeftOutByAClient() {
     let descriptor = NamingFeature().descriptor()
     #expect(descriptor.schemaProblems.isEmpty)
