@@ -74,6 +74,13 @@ def test_tsc_refuses_a_wrong_field_in_an_action():
     assert "'txt' does not exist in type 'NotesAddAction'" in done.stdout, done.stdout
 
 
+def test_tsc_checks_the_javascript_and_its_exports_against_the_declarations():
+    """checkJs over src/*.js (their JSDoc names index.d.ts's types), and every exported value
+    assignable to what index.d.ts declares for it (test-types/exports-match.ts)."""
+    done = run([tool("tsc"), "-p", "test-types/tsconfig.js.json"], TS)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
 def test_the_declarations_export_what_the_javascript_exports():
     """index.d.ts declares exactly the values index.js exports (types aside)."""
     script = "import('./src/index.js').then(m => console.log(Object.keys(m).sort().join(' ')))"

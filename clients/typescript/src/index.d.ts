@@ -265,9 +265,12 @@ export class RPCError extends Error {
   readonly data: any;
 }
 
-export class TimeoutError extends Error {}
+export class TimeoutError extends Error {
+  constructor(message: string);
+}
 
 export class ServerExitedError extends Error {
+  constructor(message: string, exit: { code: number | null; signal: string | null; cause?: unknown });
   readonly exitCode: number | null;
   readonly signal: string | null;
 }
@@ -294,6 +297,7 @@ export class LineSplitter {
 }
 
 export class JSONPatchError extends Error {
+  constructor(message: string, index: number, operation?: unknown);
   /** The failing operation's position (-1: the patch is not an array). */
   readonly index: number;
   readonly operation: unknown;
@@ -305,7 +309,9 @@ export function applyPatch<T = JSONValue>(document: unknown, patch: readonly unk
 export function jsonEqual(a: unknown, b: unknown): boolean;
 export function cloneJSON<T>(value: T): T;
 
-export class JSONPointerError extends Error {}
+export class JSONPointerError extends Error {
+  constructor(message: string);
+}
 /** RFC 6901: `'/a~1b/0'` → `['a/b', '0']`. */
 export function parsePointer(pointer: string): string[];
 export function formatPointer(tokens: readonly (string | number)[]): string;
