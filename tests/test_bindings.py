@@ -117,6 +117,11 @@ def test_the_typed_store_talks_to_a_real_server(spawn):
     state = notes.state()
     assert [note["text"] for note in state["notes"]] == ["Heron"]
     assert state["notes"][0]["serverText"] is None and "serverText" in state["notes"][0]
+    mirror = notes.mirror()
+    result = notes.dispatch({"type": "edit", "id": state["notes"][0]["id"], "text": "Egret"})
+    assert result is not None
+    synced = mirror.sync(result["version"])
+    assert synced is not None and [note["text"] for note in synced["notes"]] == ["Egret"]
 
 
 def readme_block(language):

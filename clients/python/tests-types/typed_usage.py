@@ -24,4 +24,7 @@ def typed(client: Client) -> int:
     # Optional versus null as on the wire: the key is there, the value may be None.
     server_text: Optional[str] = state["notes"][0]["serverText"]
     text: str = state["notes"][0]["serverText"]  # type: ignore[assignment]
-    return len(server_text or "") + len(text) + state["sync"]["pending"] + len(add)
+    mirrored: Optional[NotesState] = notes.mirror().sync()
+    pending = mirrored["sync"]["pending"] if mirrored else 0
+    unchecked = notes.mirror().state["sync"]  # type: ignore[index]
+    return len(server_text or "") + len(text) + pending + len(add) + len(unchecked)
