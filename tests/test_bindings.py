@@ -54,6 +54,10 @@ def test_codegen_names_every_feature_and_keeps_optional_apart_from_null(stateser
     assert '"local" | "server"' in text
 
 
+def test_help_names_codegen(stateserver_bin):
+    assert "stateserver codegen --lang" in run([str(stateserver_bin), "--help"], REPO).stdout
+
+
 def test_codegen_refuses_usage_errors(stateserver_bin, tmp_path):
     bad_lang = run([str(stateserver_bin), "codegen", "--lang", "cobol", "--out", str(tmp_path)], REPO)
     assert bad_lang.returncode == 2 and "--lang" in bad_lang.stderr

@@ -10,7 +10,8 @@ import JSON
 /// ``TaggedUnion`` (a `oneOf`, one branch per tag) and a ``SchemaDescribing`` type (its own
 /// schema). What it cannot see is never guessed: a raw-value enum that is not `CaseIterable`,
 /// an enum with payloads nested in a value, a type that refuses to decode under the probe are
-/// each a ``SchemaProblem`` with its pointer, and the schema says `{}` there. It never traps.
+/// each a ``SchemaProblem`` with its pointer, and the schema says `{}` there (a loose
+/// `{"type": "object"}` for an enum that decoded one case). It never traps.
 enum SchemaProbe {
   /// Nesting past this depth reads empty arrays and absent optionals, so recursive types end.
   static let depthLimit = 10
@@ -33,14 +34,6 @@ enum SchemaProbe {
     if (try? probe(T.self, into: slot, context: context)) == nil { slot.fixed = [:] }
     problems += log.problems
     return slot.build(writer)
-  }
-
-  /// The schema of `type`, or its first problem.
-  static func schema<T: Decodable>(of type: T.Type, writer: Writer) throws(SchemaProblem) -> JSON {
-    var problems: [SchemaProblem] = []
-    let schema = schema(of: type, writer: writer, problems: &problems)
-    if let first = problems.first { throw first }
-    return schema
   }
 
   /// The wire schema of each named case of an enum with synthesized `Codable`:

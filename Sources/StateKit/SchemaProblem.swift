@@ -2,7 +2,8 @@
 /// any array element or dictionary value) and what to change.
 ///
 /// A feature's descriptor lists them in ``FeatureDescriptor/schemaProblems``; the schema then
-/// says `{}` (anything) at `pointer`, which a test must not accept:
+/// says `{}` (anything) at `pointer`, or a loose `{"type": "object"}`, which a test must not
+/// accept (and `stateserver codegen` refuses):
 ///
 /// ```swift
 /// #expect(MyFeature().descriptor().schemaProblems.isEmpty)

@@ -35,7 +35,10 @@ let flags =
 
 let interface = CommandLineInterface(
   name: "stateserver", version: Server.version,
-  summary: "stateserver: a headless application core speaking JSON-RPC 2.0 (NDJSON) on stdio.",
+  summary: """
+    stateserver: a headless application core speaking JSON-RPC 2.0 (NDJSON) on stdio.
+    Typed bindings of its features: stateserver codegen --lang typescript|python --out DIR
+    """,
   flags: flags)
 
 // `stateserver codegen --lang typescript|python --out DIR`: the features' typed bindings.
