@@ -28,6 +28,9 @@ indirect enum BindingType: Equatable {
     guard case .object(let object) = schema else {
       throw CodegenError("\(pointer): expected a schema object")
     }
+    for key in object.keys where !Self.keywords.contains(key) {
+      throw CodegenError("\(pointer): the bindings cannot say \"\(key)\" (in \(schema))")
+    }
     if let constant = object["const"] {
       self = .literal(constant)
       return
@@ -60,6 +63,13 @@ indirect enum BindingType: Equatable {
       throw CodegenError("\(pointer): no binding for the schema \(schema)")
     }
   }
+
+  /// The keywords the bindings say, and the few they leave to the server's validation (a
+  /// format or a minimum only narrows a string or an integer, which stays its type).
+  static let keywords: Set<String> = [
+    "type", "properties", "required", "additionalProperties", "items", "enum", "const", "anyOf",
+    "oneOf", "format", "minimum", "title", "description", "$comment",
+  ]
 
   private static func object(_ object: JSONObject, at pointer: String) throws(CodegenError)
     -> BindingType
