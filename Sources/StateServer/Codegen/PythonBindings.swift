@@ -21,7 +21,7 @@ struct PythonBindings {
     for feature in features {
       let prefix = feature.typeName
       aliases += "\n# \(feature.name)\n\n"
-      let state = try bindings.annotation(feature.state, name: prefix + "State")
+      let state = try bindings.annotation(feature.state, name: prefix + "State", isNamed: true)
       if state != prefix + "State" { aliases += "\(prefix)State = \(state)\n" }
       aliases += try bindings.cases(feature.actions, of: feature, kind: "Action")
       aliases += try bindings.cases(feature.events, of: feature, kind: "Event")
@@ -49,13 +49,14 @@ struct PythonBindings {
     var members: [String] = []
     for (name, type) in cases {
       members.append(
-        try annotation(type, name: feature.typeName + FeatureBinding.typeName(name) + kind))
+        try annotation(
+          type, name: feature.typeName + FeatureBinding.typeName(name) + kind, isNamed: true))
     }
     let union: String
     switch members.count {
     case 0: union = "NoReturn"
     case 1: union = members[0]
-    default: union = "Union[" + members.joined(separator: ", ") + "]"
+    default: union = Self.union(members)
     }
     return "\(feature.typeName)\(kind) = \(union)\n"
   }
@@ -74,8 +75,9 @@ struct PythonBindings {
 
 
           @overload
-          def store(client: Client, feature: Literal[\(literal(.string(feature.name)))], \
-          id: Optional[str] = None) -> \(returnType(feature)): ...
+          def store(
+              client: Client, feature: Literal[\(literal(.string(feature.name)))], id: Optional[str] = None
+          ) -> \(returnType(feature)): ...
           """
       }
     }
@@ -91,10 +93,11 @@ struct PythonBindings {
     return out
   }
 
-  /// A type annotation for `type`; an object becomes a class `name` (or the class already
-  /// declared with its shape).
-  private mutating func annotation(_ type: BindingType, name: String) throws(CodegenError)
-    -> String
+  /// A type annotation for `type`; an object becomes a class `name`, or the class already
+  /// declared with its shape unless `isNamed` (a feature's state, actions and events keep
+  /// their own names).
+  private mutating func annotation(_ type: BindingType, name: String, isNamed: Bool = false)
+    throws(CodegenError) -> String
   {
     switch type {
     case .string: return "str"
@@ -108,7 +111,7 @@ struct PythonBindings {
     case .array(let element): return "List[\(try annotation(element, name: name + "Item"))]"
     case .dictionary(let value):
       return "Dict[str, \(try annotation(value, name: name + "Value"))]"
-    case .object(let fields): return try declare(fields, name: name)
+    case .object(let fields): return try declare(fields, name: name, isNamed: isNamed)
     case .union(let members):
       let literals = members.compactMap { member -> String? in
         if case .literal(let value) = member, value != .null { return Self.literal(value) }
@@ -140,9 +143,9 @@ struct PythonBindings {
 
   /// Declares a `TypedDict` (a required base and a `total=False` subclass when some fields may
   /// be left out) and returns its name.
-  private mutating func declare(_ fields: [BindingType.BindingField], name: String)
-    throws(CodegenError) -> String
-  {
+  private mutating func declare(
+    _ fields: [BindingType.BindingField], name: String, isNamed: Bool
+  ) throws(CodegenError) -> String {
     var required: [String] = []
     var optional: [String] = []
     for field in fields {
@@ -154,7 +157,7 @@ struct PythonBindings {
       if field.isRequired { required.append(line) } else { optional.append(line) }
     }
     let body = required.joined(separator: "\n") + "\n--\n" + optional.joined(separator: "\n")
-    if let existing = names[body] { return existing }
+    if !isNamed, let existing = names[body] { return existing }
     var unique = name
     var number = 2
     while taken.contains(unique) {
@@ -162,7 +165,7 @@ struct PythonBindings {
       number += 1
     }
     taken.insert(unique)
-    names[body] = unique
+    names[body] = names[body] ?? unique
     if optional.isEmpty {
       let lines = required.isEmpty ? "    pass" : required.joined(separator: "\n")
       definitions.append("class \(unique)(TypedDict):\n\(lines)")
@@ -174,6 +177,13 @@ struct PythonBindings {
         "class \(unique)(\(base), total=False):\n\(optional.joined(separator: "\n"))")
     }
     return unique
+  }
+
+  /// `Union[A, B]`, one member a line when that is long.
+  static func union(_ members: [String]) -> String {
+    let oneLine = "Union[" + members.joined(separator: ", ") + "]"
+    guard oneLine.count > 70 else { return oneLine }
+    return "Union[\n" + members.map { "    \($0),\n" }.joined() + "]"
   }
 
   static func literal(_ value: JSON) -> String {

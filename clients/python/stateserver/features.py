@@ -172,6 +172,11 @@ class CartClearCouponAction(TypedDict):
     type: Literal["clearCoupon"]
 
 
+class CartToastEvent(TypedDict):
+    type: Literal["toast"]
+    message: str
+
+
 class ProfileStateSaveState(TypedDict):
     status: Literal["idle", "saving", "failed", "saved"]
     message: Optional[str]
@@ -290,65 +295,126 @@ class NavigationUsersAction(TypedDict):
     action: Union[UsersLoadAction, UsersRefreshAction, UsersRetryAction, UsersSearchAction, UsersSelectAction, UsersDeselectAction, UsersDeleteAction]
 
 
+class NavigationToastEvent(TypedDict):
+    type: Literal["toast"]
+    message: str
+
+
 # backend
 
-BackendAction = Union[BackendSetOnlineAction, BackendSetLatencyAction, BackendSetFailRateAction, BackendRemoteEditAction]
+BackendAction = Union[
+    BackendSetOnlineAction,
+    BackendSetLatencyAction,
+    BackendSetFailRateAction,
+    BackendRemoteEditAction,
+]
 BackendEvent = BackendToastEvent
 
 # counter
 
-CounterAction = Union[CounterIncrementAction, CounterDecrementAction, CounterSetAction, CounterResetAction, CounterIncrementLaterAction]
+CounterAction = Union[
+    CounterIncrementAction,
+    CounterDecrementAction,
+    CounterSetAction,
+    CounterResetAction,
+    CounterIncrementLaterAction,
+]
 CounterEvent = NoReturn
 
 # users
 
-UsersAction = Union[UsersLoadAction, UsersRefreshAction, UsersRetryAction, UsersSearchAction, UsersSelectAction, UsersDeselectAction, UsersDeleteAction]
+UsersAction = Union[
+    UsersLoadAction,
+    UsersRefreshAction,
+    UsersRetryAction,
+    UsersSearchAction,
+    UsersSelectAction,
+    UsersDeselectAction,
+    UsersDeleteAction,
+]
 UsersEvent = NoReturn
 
 # cart
 
-CartAction = Union[CartAddAction, CartSetQuantityAction, CartRemoveAction, CartApplyCouponAction, CartClearCouponAction]
-CartEvent = BackendToastEvent
+CartAction = Union[
+    CartAddAction,
+    CartSetQuantityAction,
+    CartRemoveAction,
+    CartApplyCouponAction,
+    CartClearCouponAction,
+]
+CartEvent = CartToastEvent
 
 # profile
 
-ProfileAction = Union[ProfileEditAction, ProfileSaveAction, ProfileCancelSaveAction, ProfileDismissErrorAction]
+ProfileAction = Union[
+    ProfileEditAction,
+    ProfileSaveAction,
+    ProfileCancelSaveAction,
+    ProfileDismissErrorAction,
+]
 ProfileEvent = ProfileDismissEvent
 
 # notes
 
-NotesAction = Union[NotesAddAction, NotesEditAction, NotesDeleteAction, NotesSyncAction, NotesResolveConflictAction]
+NotesAction = Union[
+    NotesAddAction,
+    NotesEditAction,
+    NotesDeleteAction,
+    NotesSyncAction,
+    NotesResolveConflictAction,
+]
 NotesEvent = NoReturn
 
 # navigation
 
-NavigationAction = Union[NavigationPushAction, NavigationPopAction, NavigationPopToRootAction, NavigationOpenURLAction, NavigationUsersAction]
-NavigationEvent = BackendToastEvent
+NavigationAction = Union[
+    NavigationPushAction,
+    NavigationPopAction,
+    NavigationPopToRootAction,
+    NavigationOpenURLAction,
+    NavigationUsersAction,
+]
+NavigationEvent = NavigationToastEvent
 
 
 FEATURES = ("backend", "counter", "users", "cart", "profile", "notes", "navigation")
 
 
 @overload
-def store(client: Client, feature: Literal["backend"], id: Optional[str] = None) -> TypedStore[BackendAction, BackendState, BackendEvent]: ...
+def store(
+    client: Client, feature: Literal["backend"], id: Optional[str] = None
+) -> TypedStore[BackendAction, BackendState, BackendEvent]: ...
 
 @overload
-def store(client: Client, feature: Literal["counter"], id: Optional[str] = None) -> TypedStore[CounterAction, CounterState, CounterEvent]: ...
+def store(
+    client: Client, feature: Literal["counter"], id: Optional[str] = None
+) -> TypedStore[CounterAction, CounterState, CounterEvent]: ...
 
 @overload
-def store(client: Client, feature: Literal["users"], id: Optional[str] = None) -> TypedStore[UsersAction, UsersState, UsersEvent]: ...
+def store(
+    client: Client, feature: Literal["users"], id: Optional[str] = None
+) -> TypedStore[UsersAction, UsersState, UsersEvent]: ...
 
 @overload
-def store(client: Client, feature: Literal["cart"], id: Optional[str] = None) -> TypedStore[CartAction, CartState, CartEvent]: ...
+def store(
+    client: Client, feature: Literal["cart"], id: Optional[str] = None
+) -> TypedStore[CartAction, CartState, CartEvent]: ...
 
 @overload
-def store(client: Client, feature: Literal["profile"], id: Optional[str] = None) -> TypedStore[ProfileAction, ProfileState, ProfileEvent]: ...
+def store(
+    client: Client, feature: Literal["profile"], id: Optional[str] = None
+) -> TypedStore[ProfileAction, ProfileState, ProfileEvent]: ...
 
 @overload
-def store(client: Client, feature: Literal["notes"], id: Optional[str] = None) -> TypedStore[NotesAction, NotesState, NotesEvent]: ...
+def store(
+    client: Client, feature: Literal["notes"], id: Optional[str] = None
+) -> TypedStore[NotesAction, NotesState, NotesEvent]: ...
 
 @overload
-def store(client: Client, feature: Literal["navigation"], id: Optional[str] = None) -> TypedStore[NavigationAction, NavigationState, NavigationEvent]: ...
+def store(
+    client: Client, feature: Literal["navigation"], id: Optional[str] = None
+) -> TypedStore[NavigationAction, NavigationState, NavigationEvent]: ...
 
 def store(client: Client, feature: str, id: Optional[str] = None) -> TypedStore[Any, Any, Any]:
     """Store `id` (default: the store named after `feature`), its actions, state and events
