@@ -12,7 +12,7 @@ BIN := .build/release/stateserver
 PYTHON ?= python3
 export STATESERVER_TESTDATA ?= $(abspath ../shared/testdata)
 
-.PHONY: setup build release run test swift-test py-test node-test bench schemas format lint clean
+.PHONY: setup build release run test swift-test py-test node-test bench schemas bindings format lint clean
 
 setup:
 	@scripts/setup.sh
@@ -55,6 +55,12 @@ bench: release
 # tests/test_feature_schemas.py fails when they drift.
 schemas: release
 	$(PYTHON) scripts/export-schemas.py $(BIN)
+
+# The reference app's typed bindings, committed in the clients; tests/test_bindings.py fails
+# when they drift.
+bindings: release
+	$(BIN) codegen --lang typescript --out clients/typescript/src
+	$(BIN) codegen --lang python --out clients/python/stateserver
 
 format:
 	swift format --in-place --recursive Package.swift Sources Tests

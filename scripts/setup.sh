@@ -3,8 +3,11 @@
 # Runs as root (CI, the team's machines) or through sudo when available.
 set -euo pipefail
 
-apt_packages=(libjansson-dev libsqlite3-dev pkg-config)
-python_packages=(pytest jsonpatch jsonschema referencing)  # tests, and the client's one dependency
+# node-typescript: `tsc`, which type-checks the Node client's declarations and the generated
+# bindings (tests/test_bindings.py).
+apt_packages=(libjansson-dev libsqlite3-dev pkg-config node-typescript)
+# tests, the client's one dependency, and mypy for the generated Python bindings
+python_packages=(pytest jsonpatch jsonschema referencing mypy)
 
 # The Node client's tests need node (20 ships with these machines; Debian's nodejs is the
 # fallback on a machine without it).

@@ -84,3 +84,57 @@ def test_the_exported_schema_files_match_the_server(stateserver_bin):
         written = (folder / f"{feature['name']}.schema.json").read_text()
         assert written == export.render(feature), f"{feature['name']} drifted: run `make schemas`"
         json.loads(written)
+
+
+def _empty_schemas(schema, pointer, found):
+    """Pointers of `{}` (anything) in `schema`, through every keyword that holds schemas."""
+    if not isinstance(schema, dict):
+        return
+    if schema == {}:
+        found.append(pointer)
+    for key, value in schema.items():
+        if key in ("properties", "$defs"):
+            for name, member in value.items():
+                _empty_schemas(member, f"{pointer}/{key}/{name}", found)
+        elif key in ("items", "additionalProperties"):
+            _empty_schemas(value, f"{pointer}/{key}", found)
+        elif key in ("anyOf", "oneOf", "allOf"):
+            for index, branch in enumerate(value):
+                _empty_schemas(branch, f"{pointer}/{key}/{index}", found)
+
+
+def test_every_exported_schema_is_complete():
+    """Issue 14: no `{}` left, no object whose members are unknown, every enum value listed,
+    every action and event naming all its fields."""
+    files = sorted((REPO / "schema" / "features").glob("*.schema.json"))
+    assert len(files) >= 7
+    for path in files:
+        document = json.loads(path.read_text())
+        found = []
+        _empty_schemas(document, "", found)
+        assert not found, f"{path.name}: schemas that accept anything at {found}"
+        text = json.dumps(document)
+        assert '{"type": "object"}' not in text, f"{path.name}: an object of unknown members"
+        for name, body in document["$defs"].items():
+            if name.startswith(("action.", "event.")):
+                assert body.get("additionalProperties") is False, f"{path.name}: {name}"
+
+
+def test_the_walk_finds_what_is_missing():
+    """The walk above can fail: it finds `{}` wherever a schema may hold one."""
+    found = []
+    _empty_schemas({"type": "object", "properties": {"a": {"anyOf": [{}, {"type": "null"}]},
+                                                     "b": {"type": "array", "items": {}}}},
+                   "", found)
+    assert found == ["/properties/a/anyOf/0", "/properties/b/items"]
+
+
+def test_server_written_optionals_are_present_and_nullable(spawn):
+    """The state says what the server sends: an optional's key is always there, maybe null."""
+    client = spawn()
+    notes = listed(client)["notes"]["schema"]["state"]
+    note = notes["properties"]["notes"]["items"]
+    assert "serverText" in note["required"]
+    assert note["properties"]["serverText"] == {"anyOf": [{"type": "string"}, {"type": "null"}]}
+    assert note["properties"]["syncStatus"] == {
+        "enum": ["pendingUpload", "synchronized", "failed", "conflict"]}

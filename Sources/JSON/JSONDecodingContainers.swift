@@ -58,7 +58,7 @@ struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
   func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try integer(type, key) }
   func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
     try decoder.decodeChild(
-      type, from: member(key, expecting: "a value of type \(T.self)"), key: key)
+      type, from: member(key, expecting: WireExpectation.of(T.self)), key: key)
   }
 
   private func integer<I: FixedWidthInteger>(_ type: I.Type, _ key: Key) throws -> I {

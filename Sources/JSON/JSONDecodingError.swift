@@ -60,14 +60,19 @@ extension JSONDecodingError {
       return
     }
     switch error {
+    // Synthesized code says what it wanted as a Swift type: say it as the wire's kind.
     case .typeMismatch(let type, let context):
+      // A synthesized enum's container holds anything but one key ("Invalid number of keys").
+      let isEnumShape = context.debugDescription.contains("number of keys")
       self.init(
         pointer: Self.pointer(context.codingPath),
-        reason: "expected \(type): \(context.debugDescription)")
+        reason: isEnumShape
+          ? "expected an object with exactly one member, naming the case"
+          : "expected \(WireExpectation.of(type))")
     case .valueNotFound(let type, let context):
       self.init(
         pointer: Self.pointer(context.codingPath),
-        reason: "expected \(type), found nothing: \(context.debugDescription)")
+        reason: "expected \(WireExpectation.of(type)), found null")
     case .keyNotFound(let key, let context):
       self.init(
         pointer: Self.pointer(context.codingPath + [key]),

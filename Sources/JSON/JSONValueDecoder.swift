@@ -62,7 +62,25 @@ final class ValueDecoder: Decoder, SingleValueDecodingContainer {
 
   func decodeValue<T: Decodable>(_ type: T.Type) throws -> T {
     if let special = try special(T.self, from: value, key: nil) { return special }
-    return try T(from: self)
+    return try construct(T.self, from: self)
+  }
+
+  /// `T(from:)`; a raw-value enum's refusal of a value it does not know is said in wire terms
+  /// (Swift's own words are "Cannot initialize Keep from invalid String value mine").
+  private func construct<T: Decodable>(_ type: T.Type, from decoder: ValueDecoder) throws -> T {
+    do {
+      return try T(from: decoder)
+    } catch DecodingError.dataCorrupted(let context)
+      where T.self is any RawRepresentable.Type
+      && context.codingPath.count == decoder.codingPath.count
+    {
+      let found = WireExpectation.found(decoder.value)
+      guard let values = WireExpectation.rawValues(of: T.self) else {
+        throw decoder.failure(at: nil, "unknown value \(found)")
+      }
+      throw decoder.failure(
+        at: nil, "expected one of: \(values.joined(separator: ", ")), found \(found)")
+    }
   }
 
   /// Decodes `value`, found at `key` of this decoder's container. An error that is not already
@@ -71,7 +89,7 @@ final class ValueDecoder: Decoder, SingleValueDecodingContainer {
     if let special = try special(T.self, from: value, key: key) { return special }
     let child = ValueDecoder(value: value, parent: self, key: key)
     do {
-      return try T(from: child)
+      return try construct(T.self, from: child)
     } catch let error as JSONDecodingError {
       throw error
     } catch {

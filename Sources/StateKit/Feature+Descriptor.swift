@@ -16,15 +16,33 @@ extension Feature {
       isPersistent: Self.isPersistent,
       schemaVersion: Self.schemaVersion,
       deriveSchemas: {
-        FeatureSchemas(
-          // The initial view guides the probe through enums, whose cases it cannot list.
-          view: SchemaProbe.schema(
-            of: View.self, sample: try? JSONValueEncoder().encode(view(of: initialState))),
-          actions: SchemaProbe.caseSchemas(of: Action.self, cases: Self.publicActions),
-          events: SchemaProbe.caseSchemas(of: Event.self, cases: Self.eventNames))
+        var problems: [SchemaProblem] = []
+        // The initial view guides the probe through enums, whose cases it cannot list.
+        let view = SchemaProbe.schema(
+          of: View.self, sample: try? JSONValueEncoder().encode(view(of: initialState)),
+          writer: .server, pointer: "/state", problems: &problems)
+        let actions = SchemaProbe.caseSchemas(
+          of: Action.self, cases: Self.publicActions, writer: .client, pointer: "/actions",
+          problems: &problems)
+        let events = SchemaProbe.caseSchemas(
+          of: Event.self, cases: Self.eventNames, writer: .server, pointer: "/events",
+          problems: &problems)
+        return FeatureSchemas(view: view, actions: actions, events: events, problems: problems)
       },
       makeStore: { id, initial, restoring throws(ActionError) in
         try Store(feature: self, id: id, initial: initial, restoring: restoring)
       })
+  }
+}
+
+extension Feature {
+  /// The JSON Schema of the actions a client may send, a `oneOf` discriminated by `type`:
+  /// what a type embedding this feature's actions (``SchemaDescribing``) describes itself with.
+  public static func publicActionSchema() throws(SchemaProblem) -> JSON {
+    var problems: [SchemaProblem] = []
+    let schemas = SchemaProbe.caseSchemas(
+      of: Action.self, cases: publicActions, writer: .client, problems: &problems)
+    if let first = problems.first { throw first }
+    return ["oneOf": .array(publicActions.compactMap { schemas[$0] })]
   }
 }

@@ -27,6 +27,9 @@ public struct FeatureDescriptor: Sendable {
     get { schemas.value.events }
     set { schemas = SchemaCell(resolved: schemas.value.replacing(events: newValue)) }
   }
+  /// What the schemas could not describe (each `{}` there): empty for a complete feature.
+  /// A feature's tests assert it, and `stateserver codegen` refuses a feature with problems.
+  public var schemaProblems: [SchemaProblem] { schemas.value.problems }
   /// Makes a store. `initial` is an RFC 7396 merge patch over the feature's initial state;
   /// `restoring` a persisted snapshot (private state and version). Throws `ActionError.invalid`
   /// when either does not decode.
@@ -53,7 +56,8 @@ public struct FeatureDescriptor: Sendable {
     self.isPersistent = isPersistent
     self.schemaVersion = schemaVersion
     self.schemas = SchemaCell(
-      resolved: FeatureSchemas(view: viewSchema, actions: actionSchemas, events: eventSchemas))
+      resolved: FeatureSchemas(
+        view: viewSchema, actions: actionSchemas, events: eventSchemas, problems: []))
     self.makeStore = makeStore
   }
 
@@ -80,12 +84,14 @@ struct FeatureSchemas: Sendable {
   var view: JSON
   var actions: [String: JSON]
   var events: [String: JSON]
+  var problems: [SchemaProblem]
 
   func replacing(
     view: JSON? = nil, actions: [String: JSON]? = nil, events: [String: JSON]? = nil
   ) -> FeatureSchemas {
     FeatureSchemas(
-      view: view ?? self.view, actions: actions ?? self.actions, events: events ?? self.events)
+      view: view ?? self.view, actions: actions ?? self.actions, events: events ?? self.events,
+      problems: problems)
   }
 }
 

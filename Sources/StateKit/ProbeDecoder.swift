@@ -55,7 +55,8 @@ private struct ProbeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtoc
   }
 
   private func childContext(_ key: Key) -> ProbeContext {
-    decoder.context.child(decoder.context.sample?[key.stringValue])
+    let name = key.stringValue == "\u{1}probe" ? "*" : key.stringValue
+    return decoder.context.child(name, sample: decoder.context.sample?[key.stringValue])
   }
 
   func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
@@ -68,6 +69,7 @@ private struct ProbeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtoc
     do {
       return try SchemaProbe.probe(T.self, into: child, context: childContext(key))
     } catch {
+      // Recorded where it failed; the optional lets the containing type go on.
       child.fixed = [:]
       return nil
     }
@@ -155,7 +157,9 @@ private struct ProbeUnkeyedContainer: UnkeyedDecodingContainer {
     self.items = items
   }
 
-  private var context: ProbeContext { decoder.context.child(decoder.context.sample?[0]) }
+  private var context: ProbeContext {
+    decoder.context.child("*", sample: decoder.context.sample?[0])
+  }
 
   mutating func decodeNil() throws -> Bool { false }
 

@@ -5,30 +5,45 @@ import JSON
 /// records which keys are read with which types instead of reading data.
 ///
 /// What it sees: struct properties (`decodeIfPresent` makes one optional), nested types,
-/// arrays (one element is probed), string-keyed dictionaries, `CaseIterable` raw-value
-/// enums (an `enum` of their raw values), `Date`/`URL`/`UUID` (strings with a format).
-/// What it cannot see through is described loosely rather than guessed: an enum with
-/// payloads nested inside a value is `{"type": "object"}`, and a type whose decoding fails
-/// under the probe is `{}` (anything). It never traps: every failure falls back to `{}`.
+/// arrays (one element is probed), string-keyed dictionaries, `CaseIterable` raw-value enums
+/// (an `enum` of their raw values), `Date`/`URL`/`UUID` (strings with a format), a
+/// ``TaggedUnion`` (a `oneOf`, one branch per tag) and a ``SchemaDescribing`` type (its own
+/// schema). What it cannot see is never guessed: a raw-value enum that is not `CaseIterable`,
+/// an enum with payloads nested in a value, a type that refuses to decode under the probe are
+/// each a ``SchemaProblem`` with its pointer, and the schema says `{}` there (a loose
+/// `{"type": "object"}` for an enum that decoded one case). It never traps.
 enum SchemaProbe {
   /// Nesting past this depth reads empty arrays and absent optionals, so recursive types end.
   static let depthLimit = 10
 
+  /// Who writes the described values. The server writes an optional as `null` (the key is
+  /// always present, so a view keeps one shape); a client may also leave it out.
+  enum Writer {
+    case server, client
+  }
+
   /// The schema of `type`; `sample`, an encoded value of it, lets the probe follow enums.
-  static func schema<T: Decodable>(of type: T.Type, sample: JSON? = nil) -> JSON {
+  /// Problems are appended to `problems`, their pointers under `pointer`.
+  static func schema<T: Decodable>(
+    of type: T.Type, sample: JSON? = nil, writer: Writer = .server, pointer: String = "",
+    problems: inout [SchemaProblem]
+  ) -> JSON {
+    let log = ProblemLog()
     let slot = SchemaSlot()
-    do {
-      _ = try probe(T.self, into: slot, context: ProbeContext(sample: sample, depth: 0))
-      return slot.build()
-    } catch {
-      return [:]
-    }
+    let context = ProbeContext(sample: sample, depth: 0, pointer: pointer, log: log)
+    if (try? probe(T.self, into: slot, context: context)) == nil { slot.fixed = [:] }
+    problems += log.problems
+    return slot.build(writer)
   }
 
   /// The wire schema of each named case of an enum with synthesized `Codable`:
   /// `{"type": "object", "properties": {"type": {"const": name}, fields...}, "required": ...}`.
-  static func caseSchemas<T: Decodable>(of type: T.Type, cases: [String]) -> [String: JSON] {
+  static func caseSchemas<T: Decodable>(
+    of type: T.Type, cases: [String], writer: Writer, pointer: String = "",
+    problems: inout [SchemaProblem]
+  ) -> [String: JSON] {
     var schemas: [String: JSON] = [:]
+    let log = ProblemLog()
     for name in cases {
       let root = SchemaSlot()
       var payload = JSONObject()
@@ -36,21 +51,30 @@ enum SchemaProbe {
       var properties = JSONObject()
       properties.set("type", ["const": .string(name)])
       var required: [JSON] = ["type"]
-      let context = ProbeContext(sample: nil, depth: 0, probeCase: name)
+      let context = ProbeContext(
+        sample: nil, depth: 0, pointer: pointer, log: log, probeCase: name)
       if (try? probe(T.self, into: root, context: context)) != nil,
         let caseSlot = root.properties.first(where: { $0.key == name })?.slot,
-        case .object(let built) = caseSlot.build()
+        case .object(let built) = caseSlot.build(writer)
       {
         for (key, value) in built["properties"]?.objectValue?.members ?? JSONObject().members {
           properties.set(key, value)
         }
         required += built["required"]?.arrayValue ?? []
         payload.set("additionalProperties", false)
+      } else if !log.problems.contains(where: {
+        $0.pointer.hasPrefix(pointer + "/" + WireFormat.escaped(name))
+      }) {
+        log.record(
+          SchemaProblem(
+            pointer: pointer + "/" + WireFormat.escaped(name),
+            reason: "\"\(name)\" is not a case of \(T.self)"))
       }
       payload.set("properties", .object(properties))
       payload.set("required", .array(required))
       schemas[name] = .object(payload)
     }
+    problems += log.problems
     return schemas
   }
 
@@ -59,11 +83,58 @@ enum SchemaProbe {
   {
     if let value = scalar(T.self, into: slot, sample: context.sample) { return value }
     if let enumeration = T.self as? any (CaseIterable & RawRepresentable).Type,
-      let value = firstCase(of: enumeration, into: slot) as? T
+      let value = caseValue(of: enumeration, into: slot, sample: context.sample) as? T
     {
       return value
     }
-    return try T(from: ProbeDecoder(slot: slot, context: context))
+    if let described = T.self as? any SchemaDescribing.Type,
+      let value = try describe(described, into: slot, context: context) as? T
+    {
+      return value
+    }
+    if let union = T.self as? any TaggedUnion.Type,
+      let value = try branches(of: union, into: slot, context: context) as? T
+    {
+      return value
+    }
+    var context = context
+    // A raw-value enum that is not CaseIterable decodes from a sample's value and would pass
+    // for a plain string: probed without one, it refuses the placeholder and says so.
+    if T.self is any RawRepresentable.Type { context.sample = nil }
+    return try decode(T.self, into: slot, context: context)
+  }
+
+  /// `T(from:)` under the probe; a failure is recorded where it happened (once).
+  static func decode<T: Decodable>(_ type: T.Type, into slot: SchemaSlot, context: ProbeContext)
+    throws -> T
+  {
+    let value: T
+    do {
+      value = try T(from: ProbeDecoder(slot: slot, context: context))
+    } catch let failure as ProbeFailure {
+      throw failure
+    } catch {
+      if slot.isEnumLike {
+        context.log.record(context, enumWithPayloads(T.self))
+      } else if T.self is any RawRepresentable.Type {
+        context.log.record(
+          context,
+          "\(T.self) is a raw-value enum that is not CaseIterable: conform it to CaseIterable "
+            + "so that its schema lists its values")
+      } else {
+        context.log.record(context, "\(T.self) does not decode under the schema probe: \(error)")
+      }
+      throw ProbeFailure()
+    }
+    // Decoded (a sample named a case) but only that case was seen: the schema keeps a loose
+    // `{"type": "object"}` there, and the problem says so.
+    if slot.isEnumLike { context.log.record(context, enumWithPayloads(T.self)) }
+    return value
+  }
+
+  private static func enumWithPayloads(_ type: Any.Type) -> String {
+    "\(type) is an enum with associated values, whose cases a decoder cannot list: give it a "
+      + "wire form (TaggedUnion, SchemaDescribing)"
   }
 
   /// Records and returns a placeholder for the types that decode from one JSON scalar.
@@ -97,75 +168,96 @@ enum SchemaProbe {
     }
   }
 
-  private static func firstCase<E: CaseIterable & RawRepresentable>(
-    of type: E.Type, into slot: SchemaSlot
+  /// An `enum` of the raw values; the sample's case if it names one, else the first.
+  private static func caseValue<E: CaseIterable & RawRepresentable>(
+    of type: E.Type, into slot: SchemaSlot, sample: JSON?
   ) -> E? {
     var values: [JSON] = []
+    var chosen: E?
     for value in E.allCases {
+      let raw: JSON
       switch value.rawValue {
-      case let string as String: values.append(.string(string))
-      case let int as Int: values.append(.integer(Int64(int)))
+      case let string as String: raw = .string(string)
+      case let int as Int: raw = .integer(Int64(int))
       default: return nil
       }
+      values.append(raw)
+      if chosen == nil, raw == sample { chosen = value }
     }
     slot.fixed = ["enum": .array(values)]
-    return E.allCases.first
+    return chosen ?? E.allCases.first
+  }
+
+  /// The type's own schema, and a value decoded from the simplest JSON it accepts.
+  private static func describe<D: SchemaDescribing>(
+    _ type: D.Type, into slot: SchemaSlot, context: ProbeContext
+  ) throws -> D {
+    do throws(SchemaProblem) {
+      slot.fixed = try D.wireSchema()
+    } catch {
+      context.log.record(
+        SchemaProblem(pointer: context.pointer + error.pointer, reason: error.reason))
+      throw ProbeFailure()
+    }
+    let sample = SchemaSample.value(of: slot.fixed ?? [:])
+    do {
+      return try JSONValueDecoder().decode(D.self, from: sample)
+    } catch {
+      context.log.record(
+        context, "\(D.self) refuses \(sample), the simplest value its schema accepts: \(error)")
+      throw ProbeFailure()
+    }
+  }
+
+  /// One branch per tag, each probed with the tag as its sample.
+  private static func branches<U: TaggedUnion>(
+    of type: U.Type, into slot: SchemaSlot, context: ProbeContext
+  ) throws -> U {
+    slot.tagKey = U.tagKey
+    var first: U?
+    for tag in U.Tag.allCases {
+      let branch = SchemaSlot()
+      var sample = JSONObject()
+      sample.set(U.tagKey, .string(tag.rawValue))
+      var branchContext = context
+      branchContext.sample = .object(sample)
+      let value = try decode(U.self, into: branch, context: branchContext)
+      first = first ?? value
+      slot.branches.append((tag.rawValue, branch))
+    }
+    guard let first else {
+      context.log.record(context, "\(U.self).Tag has no cases")
+      throw ProbeFailure()
+    }
+    return first
+  }
+}
+
+/// Thrown once a failure is recorded, so that it is recorded only where it happened.
+struct ProbeFailure: Error {}
+
+/// The problems met while probing one feature.
+final class ProblemLog {
+  private(set) var problems: [SchemaProblem] = []
+
+  func record(_ problem: SchemaProblem) { problems.append(problem) }
+
+  func record(_ context: ProbeContext, _ reason: String) {
+    record(SchemaProblem(pointer: context.pointer, reason: reason))
   }
 }
 
 struct ProbeContext {
   var sample: JSON?
   var depth: Int
+  /// Where the probed value is: a JSON Pointer, `*` for any element.
+  var pointer: String
+  let log: ProblemLog
   /// The enum case offered by the root keyed container (for action and event schemas).
   var probeCase: String? = nil
 
-  func child(_ sample: JSON?) -> ProbeContext {
-    ProbeContext(sample: sample, depth: depth + 1)
-  }
-}
-
-/// What the probe learned about one value.
-final class SchemaSlot {
-  var fixed: JSON?
-  var isObject = false
-  /// Keys came from the data (an enum or a dictionary), not from the type.
-  var isEnumLike = false
-  var properties: [(key: String, slot: SchemaSlot, required: Bool)] = []
-  var additional: SchemaSlot?
-  var items: SchemaSlot?
-
-  func property(_ key: String, required: Bool) -> SchemaSlot {
-    if let index = properties.firstIndex(where: { $0.key == key }) {
-      properties[index].required = properties[index].required || required
-      return properties[index].slot
-    }
-    let slot = SchemaSlot()
-    properties.append((key, slot, required))
-    return slot
-  }
-
-  func build() -> JSON {
-    if let fixed { return fixed }
-    if let additional {
-      return ["type": "object", "additionalProperties": additional.build()]
-    }
-    if isObject {
-      if isEnumLike { return ["type": "object"] }
-      var members = JSONObject()
-      for property in properties {
-        // An optional member may be absent or null: the decoder reads both as nil, and
-        // features write absent values as null so a view keeps one shape.
-        let member = property.slot.build()
-        let nullable =
-          property.required || member == [:] ? member : ["anyOf": [member, ["type": "null"]]]
-        members.set(property.key, nullable)
-      }
-      let required = properties.filter(\.required).map { JSON.string($0.key) }
-      var schema: JSONObject = ["type": "object", "properties": .object(members)]
-      if !required.isEmpty { schema.set("required", .array(required)) }
-      return .object(schema)
-    }
-    if let items { return ["type": "array", "items": items.build()] }
-    return [:]
+  func child(_ key: String, sample: JSON?) -> ProbeContext {
+    ProbeContext(
+      sample: sample, depth: depth + 1, pointer: pointer + "/" + WireFormat.escaped(key), log: log)
   }
 }

@@ -35,8 +35,18 @@ let flags =
 
 let interface = CommandLineInterface(
   name: "stateserver", version: Server.version,
-  summary: "stateserver: a headless application core speaking JSON-RPC 2.0 (NDJSON) on stdio.",
+  summary: """
+    stateserver: a headless application core speaking JSON-RPC 2.0 (NDJSON) on stdio.
+    Typed bindings of its features: stateserver codegen --lang typescript|python --out DIR
+    """,
   flags: flags)
+
+// `stateserver codegen --lang typescript|python --out DIR`: the features' typed bindings.
+if CommandLine.arguments.dropFirst().first == "codegen" {
+  let clock = ContinuousClock()
+  let features = Features.all(backend: Backend(latencyMs: 0, clock: clock), clock: clock)
+  exit(Codegen.run(Array(CommandLine.arguments.dropFirst(2)), features: features))
+}
 
 switch interface.parse(CommandLine.arguments.dropFirst(), into: Options()) {
 case .print(let text):

@@ -92,4 +92,8 @@ struct Todos: Feature {
     #expect(throws: ActionError.self) { try store.send(wire: ["type": "saved"], cause: nil) }
     #expect(store.version == 0)
   }
+
+  @Test func itsSchemasDescribeEveryType() {
+    #expect(Todos(api: TodoAPI()).descriptor().schemaProblems == [])
+  }
 }

@@ -1,7 +1,7 @@
 /// The cart's coupon: none, being checked by the server, applied, or refused.
 public struct CouponState: Codable, Equatable, Sendable {
   /// Where the coupon stands.
-  public enum Status: String, Codable, Sendable {
+  public enum Status: String, CaseIterable, Codable, Sendable {
     case none, applying, applied, failed
   }
 

@@ -37,3 +37,10 @@ public struct ChildAction<Child: Feature>: Codable, Sendable {
 }
 
 extension ChildAction: Equatable where Child.Action: Equatable {}
+
+extension ChildAction: SchemaDescribing {
+  /// The child's public actions, a `oneOf` discriminated by `type`.
+  public static func wireSchema() throws(SchemaProblem) -> JSON {
+    try Child.publicActionSchema()
+  }
+}

@@ -1,8 +1,18 @@
+import StateKit
+
 /// A screen on the navigation stack: `{"screen": "userDetail", "userId": 42}` or
 /// `{"screen": "settings"}`.
-public enum Destination: Codable, Equatable, Sendable {
+public enum Destination: Codable, Equatable, Sendable, TaggedUnion {
   case userDetail(userId: Int)
   case settings
+
+  /// The screens, as `screen` names them: decoding switches over them, so a new case cannot
+  /// be left out of the schema.
+  public enum Tag: String, CaseIterable, Codable, Sendable {
+    case userDetail, settings
+  }
+
+  public static let tagKey = "screen"
 
   private enum CodingKeys: String, CodingKey {
     case screen, userId
@@ -10,16 +20,11 @@ public enum Destination: Codable, Equatable, Sendable {
 
   public init(from decoder: any Decoder) throws {
     let container = try decoder.container(keyedBy: CodingKeys.self)
-    let screen = try container.decode(String.self, forKey: .screen)
-    switch screen {
-    case "userDetail":
+    switch try container.decode(Tag.self, forKey: .screen) {
+    case .userDetail:
       self = .userDetail(userId: try container.decode(Int.self, forKey: .userId))
-    case "settings":
+    case .settings:
       self = .settings
-    default:
-      throw DecodingError.dataCorruptedError(
-        forKey: .screen, in: container,
-        debugDescription: "expected \"userDetail\" or \"settings\", got \"\(screen)\"")
     }
   }
 
@@ -27,10 +32,10 @@ public enum Destination: Codable, Equatable, Sendable {
     var container = encoder.container(keyedBy: CodingKeys.self)
     switch self {
     case .userDetail(let userId):
-      try container.encode("userDetail", forKey: .screen)
+      try container.encode(Tag.userDetail, forKey: .screen)
       try container.encode(userId, forKey: .userId)
     case .settings:
-      try container.encode("settings", forKey: .screen)
+      try container.encode(Tag.settings, forKey: .screen)
     }
   }
 

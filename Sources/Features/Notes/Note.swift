@@ -2,7 +2,7 @@
 /// the server's text when both changed.
 public struct Note: Codable, Equatable, Identifiable, Sendable {
   /// Where a note stands with the server.
-  public enum SyncStatus: String, Codable, Sendable {
+  public enum SyncStatus: String, CaseIterable, Codable, Sendable {
     /// Changed locally and not yet confirmed by the server.
     case pendingUpload
     case synchronized

@@ -4,7 +4,7 @@ extension NotesFeature {
   /// Where the last `sync` stands.
   public struct SyncState: Codable, Equatable, Sendable {
     /// What the last sync did.
-    public enum Status: String, Codable, Sendable {
+    public enum Status: String, CaseIterable, Codable, Sendable {
       case idle, syncing, offline, failed
     }
 
@@ -127,7 +127,7 @@ extension NotesFeature {
   }
 
   /// Which side of a conflict to keep.
-  public enum Keep: String, Codable, Sendable {
+  public enum Keep: String, CaseIterable, Codable, Sendable {
     case local, server
   }
 

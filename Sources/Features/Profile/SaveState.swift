@@ -1,7 +1,7 @@
 /// Where an edit stands with the server: untouched, being saved, refused, or saved.
 public struct SaveState: Codable, Equatable, Sendable {
   /// Where the save stands.
-  public enum Status: String, Codable, Sendable {
+  public enum Status: String, CaseIterable, Codable, Sendable {
     case idle, saving, failed, saved
   }
 

@@ -4,7 +4,7 @@
 /// An empty list is `loaded`, not `failed`: "nothing there" and "could not ask" are different.
 public struct LoadState: Codable, Equatable, Sendable {
   /// Where the load stands.
-  public enum Status: String, Codable, Sendable {
+  public enum Status: String, CaseIterable, Codable, Sendable {
     case idle, loading, loaded, failed
   }
 

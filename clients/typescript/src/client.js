@@ -156,6 +156,7 @@ export class Client {
     if (signal?.aborted) return Promise.reject(signal.reason);
     if (this.#exit) return Promise.reject(this.#exitError(`before '${method}' was sent`));
     const id = this.#nextId++;
+    /** @type {string} */
     let line;
     try {
       line = encode(params === undefined
@@ -242,8 +243,8 @@ export class Client {
    * @returns {(() => void) & { dispose(): void }}
    */
   on(event, listener) {
-    let set = this.#listeners.get(event);
-    if (!set) this.#listeners.set(event, (set = new Set()));
+    const set = this.#listeners.get(event) ?? new Set();
+    this.#listeners.set(event, set);
     // A wrapper per registration, so adding the same function twice needs two removals.
     const entry = (/** @type {any[]} */ ...args) => listener(...args);
     set.add(entry);

@@ -2,6 +2,10 @@
 // files as they are). Keep them in step with the JSDoc of each function.
 
 import type { ChildProcess } from 'node:child_process';
+import type { Features as ReferenceFeatures } from './features.js';
+
+// The reference app's typed bindings (`stateserver codegen --lang typescript`).
+export * from './features.js';
 
 /** Any JSON value. */
 export type JSONValue =
@@ -12,6 +16,20 @@ export interface Action {
   type: string;
   [field: string]: unknown;
 }
+
+/**
+ * What store `S` takes: its feature's actions when `S` names a feature of `F` (a feature map such as
+ * `Features` of `features.d.ts`, which `stateserver codegen --lang typescript` writes), else any
+ * action.
+ */
+export type ActionOf<F, S extends string> = S extends keyof F
+  ? F[S] extends { action: infer A } ? A : Action
+  : Action;
+
+/** Store `S`'s published state when `S` names a feature of `F`, else `any`. */
+export type StateOf<F, S extends string> = S extends keyof F
+  ? F[S] extends { state: infer T } ? T : any
+  : any;
 
 /** One RFC 6902 operation. */
 export type PatchOperation =
@@ -135,11 +153,14 @@ export interface ClientEvents {
 /** How much of the server's stderr a client keeps. */
 export const STDERR_TAIL_BYTES: number;
 
-/** Starts a stateserver process. */
-export function spawn(options?: SpawnOptions): Client;
+/** Starts a stateserver process; `F` types its stores by feature (default: the reference app). */
+export function spawn<F = ReferenceFeatures>(options?: SpawnOptions): Client<F>;
 
-/** One stateserver process and its JSON-RPC connection. */
-export class Client {
+/**
+ * One stateserver process and its JSON-RPC connection. `F` maps feature names to their types:
+ * a store named after a feature takes only that feature's actions.
+ */
+export class Client<F = ReferenceFeatures> {
   constructor(child: ChildProcess, options?: { timeoutMs?: number; name?: string });
   readonly process: ChildProcess;
   /** Default timeout of requests in ms; 0 = none. */
@@ -159,11 +180,11 @@ export class Client {
   ): Promise<StateResult>;
   request<R = any>(method: string, params?: unknown, options?: RequestOptions): Promise<R>;
   notify(method: string, params?: unknown): void;
-  dispatch(
-    store: string, action: Action, options?: DispatchOptions & { notify?: false },
+  dispatch<S extends string>(
+    store: S, action: ActionOf<F, S>, options?: DispatchOptions & { notify?: false },
   ): Promise<DispatchResult>;
-  dispatch(
-    store: string, action: Action, options: DispatchOptions & { notify: true },
+  dispatch<S extends string>(
+    store: S, action: ActionOf<F, S>, options: DispatchOptions & { notify: true },
   ): Promise<undefined>;
   on<E extends keyof ClientEvents>(event: E, listener: ClientEvents[E]): Unsubscribe;
   on(event: string, listener: (params: any) => void): Unsubscribe;
@@ -182,7 +203,7 @@ export class Client {
   kill(signal?: NodeJS.Signals): boolean;
 }
 
-export interface MirrorOptions {
+export interface MirrorOptions<S = any> {
   /** A JSON Pointer: mirror only this subtree (default `''`, the whole state). */
   path?: string;
   /**
@@ -190,7 +211,7 @@ export interface MirrorOptions {
    * already come (`initialize` subscribes every store's root by default).
    */
   subscribe?: boolean;
-  onChange?: (state: any, change: MirrorChange) => void;
+  onChange?: (state: S, change: MirrorChange) => void;
 }
 
 export interface MirrorChange {
@@ -205,8 +226,15 @@ export interface MirrorChange {
 
 /** A local copy of a store's state (or a subtree), kept current from `state/patch`. */
 export class Mirror<S = any> {
-  constructor(client: Client, store: string, options?: MirrorOptions);
-  static open<S = any>(client: Client, store: string, options?: MirrorOptions): Promise<Mirror<S>>;
+  constructor(client: Client<any>, store: string, options?: MirrorOptions<S>);
+  /** The whole state of store `N`, typed by its feature when `N` names one. */
+  static open<F, N extends string>(
+    client: Client<F>, store: N, options?: MirrorOptions<StateOf<F, N>> & { path?: '' },
+  ): Promise<Mirror<StateOf<F, N>>>;
+  /** A subtree (`path`): its type is the caller's to say. */
+  static open<S = any>(
+    client: Client<any>, store: string, options?: MirrorOptions<S>,
+  ): Promise<Mirror<S>>;
   /** Read-only: unchanged parts are shared with the previous state. */
   readonly state: S | undefined;
   /** Whether the mirrored value exists (a path's subtree can be removed and come back). */
@@ -237,9 +265,12 @@ export class RPCError extends Error {
   readonly data: any;
 }
 
-export class TimeoutError extends Error {}
+export class TimeoutError extends Error {
+  constructor(message: string);
+}
 
 export class ServerExitedError extends Error {
+  constructor(message: string, exit: { code: number | null; signal: string | null; cause?: unknown });
   readonly exitCode: number | null;
   readonly signal: string | null;
 }
@@ -266,6 +297,7 @@ export class LineSplitter {
 }
 
 export class JSONPatchError extends Error {
+  constructor(message: string, index: number, operation?: unknown);
   /** The failing operation's position (-1: the patch is not an array). */
   readonly index: number;
   readonly operation: unknown;
@@ -277,7 +309,9 @@ export function applyPatch<T = JSONValue>(document: unknown, patch: readonly unk
 export function jsonEqual(a: unknown, b: unknown): boolean;
 export function cloneJSON<T>(value: T): T;
 
-export class JSONPointerError extends Error {}
+export class JSONPointerError extends Error {
+  constructor(message: string);
+}
 /** RFC 6901: `'/a~1b/0'` → `['a/b', '0']`. */
 export function parsePointer(pointer: string): string[];
 export function formatPointer(tokens: readonly (string | number)[]): string;
