@@ -24,6 +24,7 @@ sys.path.insert(0, str(REPO / "clients" / "python"))
 from stateserver import Client  # noqa: E402
 
 SCHEMA_PATH = REPO / "schema" / "protocol.schema.json"
+RECORDED_MESSAGES = 1_000_000
 
 
 def _missing(message):
@@ -124,7 +125,10 @@ def spawn(stateserver_bin, protocol_schema):
         if "--state-dir" not in args and "--ephemeral" not in args:
             args.append("--ephemeral")
         check = SchemaCheck(validator) if check_schema else None
-        client = Client.spawn([stateserver_bin, *args], env=env, on_line=check)
+        # The end-to-end tests read whole conversations back (`messages[start:]`), so they
+        # record far more than a long-lived client should; a cap still bounds a runaway test.
+        client = Client.spawn([stateserver_bin, *args], env=env, on_line=check,
+                              record=RECORDED_MESSAGES)
         client.schema_check = check
         started.append(client)
         return client
