@@ -191,6 +191,13 @@ export interface MirrorOptions {
    */
   subscribe?: boolean;
   onChange?: (state: any, change: MirrorChange) => void;
+  /**
+   * Render at most once per task (`true` or `'task'`), per frame (`'frame'`:
+   * `requestAnimationFrame`, else every 16 ms), or when your scheduler calls `flush`; each
+   * render gets the latest state and `change.changes`, the number of changes it covers.
+   * Default: every change at once.
+   */
+  coalesce?: boolean | 'task' | 'frame' | ((flush: () => void) => void);
 }
 
 export interface MirrorChange {
@@ -201,6 +208,8 @@ export interface MirrorChange {
   from?: number;
   to?: number;
   patch?: PatchOperation[];
+  /** With `coalesce`: how many changes this render stands for (the fields are the latest's). */
+  changes?: number;
 }
 
 /** A local copy of a store's state (or a subtree), kept current from `state/patch`. */

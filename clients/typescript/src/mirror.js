@@ -16,6 +16,12 @@ import { parsePointer } from './pointer.js';
  * arrived; `sync(version)` waits for a version. `state` is read-only: patches share the
  * unchanged parts of the previous state, so compare subtrees by identity to see what changed.
  *
+ * `coalesce` renders at most once per task (`'task'` or `true`: after the current batch of
+ * lines, on `setImmediate`) or per frame (`'frame'`: `requestAnimationFrame`, else 16 ms), or
+ * on a schedule of your own (a function that calls `flush` later): a burst of 1,000 patches
+ * then makes one `onChange` call with the latest state, its `change.changes` counting what it
+ * stands for. `state`, `version` and `sync` never wait for a render.
+ *
  * A subtree can go away (a `remove` of the path: `exists` false, `state` undefined) and come
  * back. A path subscription gets no patch for versions that left its subtree alone, so its
  * `version` is the newest store version the mirror is known to reflect.
@@ -62,6 +68,14 @@ export class Mirror {
   #waiters = new Set();
   /** @type {() => void} */
   #stopListening;
+  /** With `coalesce`: when to call the change listeners, else null (at once). */
+  /** @type {((flush: () => void) => void) | null} */
+  #schedule;
+  /** The newest change not yet rendered (coalescing), and how many changes it stands for. */
+  /** @type {any} */
+  #unrendered = null;
+  #unrenderedCount = 0;
+  #disposed = false;
 
   /**
    * @param {import('./client.js').Client} client
@@ -74,6 +88,7 @@ export class Mirror {
     this.#path = options.path ?? '';
     parsePointer(this.#path); // throws on a malformed path before anything is sent
     this.#subscribe = options.subscribe ?? true;
+    this.#schedule = renderSchedule(options.coalesce);
     if (options.onChange) this.onChange(options.onChange);
     const offPatch = client.on('state/patch', (params) => this.#onPatch(params));
     const offClosed = client.on('store/closed', (params) => {
@@ -215,6 +230,7 @@ export class Mirror {
    */
   async dispose(options = {}) {
     this.#stopListening();
+    this.#disposed = true; // a render still scheduled is dropped
     if (options.unsubscribe && !this.#client.closed) {
       await this.#client.request('state/unsubscribe', this.#params());
     }
@@ -364,18 +380,69 @@ export class Mirror {
   #set(state, exists, change) {
     this.state = state;
     this.exists = exists;
-    const full = { ...change, version: this.#current, exists };
-    for (const listener of [...this.#changeListeners]) {
-      try {
-        listener(state, full);
-      } catch (error) {
-        this.#client[reportListenerError](error, 'mirror.onChange', full);
+    if (this.#changeListeners.size > 0) {
+      const full = { ...change, version: this.#current, exists };
+      if (this.#schedule === null) {
+        this.#render(state, full);
+      } else {
+        if (this.#unrendered === null) this.#schedule(() => this.#flush());
+        this.#unrendered = full;
+        this.#unrenderedCount++;
       }
     }
     this.#wake();
   }
 
+  /** A scheduled render: the latest state, once, for every change since the last one. */
+  #flush() {
+    const change = this.#unrendered;
+    if (change === null || this.#disposed) return;
+    const changes = this.#unrenderedCount;
+    this.#unrendered = null;
+    this.#unrenderedCount = 0;
+    this.#render(this.state, { ...change, version: this.#current, exists: this.exists, changes });
+  }
+
+  /**
+   * @param {any} state
+   * @param {any} change
+   */
+  #render(state, change) {
+    for (const listener of this.#changeListeners) {
+      try {
+        listener(state, change);
+      } catch (error) {
+        this.#client[reportListenerError](error, 'mirror.onChange', change);
+      }
+    }
+  }
+
   #wake() {
     for (const check of [...this.#waiters]) check();
   }
+}
+
+/**
+ * When a coalescing mirror renders: null for every change at once.
+ *
+ * @param {import('./index.js').MirrorOptions['coalesce']} coalesce
+ * @returns {((flush: () => void) => void) | null}
+ */
+function renderSchedule(coalesce) {
+  if (coalesce === undefined || coalesce === false) return null;
+  if (typeof coalesce === 'function') return coalesce;
+  if (coalesce === true || coalesce === 'task') {
+    // setImmediate runs after the I/O callbacks of this turn: every line already read is applied.
+    return typeof setImmediate === 'function'
+      ? (flush) => void setImmediate(flush)
+      : (flush) => void setTimeout(flush, 0);
+  }
+  if (coalesce === 'frame') {
+    const frame = globalThis.requestAnimationFrame;
+    return typeof frame === 'function'
+      ? (flush) => void frame(() => flush())
+      : (flush) => void setTimeout(flush, 16);
+  }
+  throw new TypeError(`coalesce: expected true, 'task', 'frame' or a function, got ${
+    JSON.stringify(coalesce)}`);
 }
