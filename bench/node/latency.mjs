@@ -1,13 +1,13 @@
 // dispatch -> onChange latency: the Node client (Mirror) against raw child_process, in
-// alternating rounds on one machine so drift hits both alike. Exits 1 when the client's p99 is
-// more than 2x raw's.
+// interleaved steps on one machine so drift hits both alike, in 5 repeats with fresh servers.
+// Exits 1 when the median repeat has the client's p99 more than 2x raw's.
 import { spawn as spawnProcess } from 'node:child_process';
 
 import { Mirror, spawn } from '../../clients/typescript/src/index.js';
 
 const scale = Number(process.env.BENCH_SCALE ?? 1);
-const ROUNDS = 10;
-const PER_ROUND = Math.max(50, Math.round(1000 * scale));
+const REPEATS = 5;
+const SAMPLES = Math.max(200, Math.round(4_000 * scale));
 const WARMUP = 200;
 const TARGET = 2;
 const binary = process.env.STATESERVER_BIN ?? 'stateserver';
@@ -84,35 +84,54 @@ function quantile(values, q) {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 }
 
-const client = await clientSetup();
-const raw = await rawSetup();
-for (let i = 0; i < WARMUP; i++) {
-  await client.once();
-  await raw.once();
+/** One repeat: fresh servers for both sides, warmed up, then SAMPLES interleaved steps. */
+async function repeat() {
+  const client = await clientSetup();
+  const raw = await rawSetup();
+  for (let i = 0; i < WARMUP; i++) {
+    await client.once();
+    await raw.once();
+  }
+  /** @type {number[]} */
+  const clientTimes = [];
+  /** @type {number[]} */
+  const rawTimes = [];
+  // One of each per step, the order alternating: a load spike from the machine's other work
+  // lands on both sides alike, so the ratio holds even when the absolute figures do not.
+  for (let step = 0; step < SAMPLES; step++) {
+    if (step % 2 === 0) {
+      clientTimes.push(await client.once());
+      rawTimes.push(await raw.once());
+    } else {
+      rawTimes.push(await raw.once());
+      clientTimes.push(await client.once());
+    }
+  }
+  if (!client.check() || !raw.check()) throw new Error('a render missed the last state');
+  await client.close();
+  await raw.close();
+  return { client: figures(clientTimes), raw: figures(rawTimes) };
 }
-/** @type {number[]} */
-const clientTimes = [];
-/** @type {number[]} */
-const rawTimes = [];
-for (let round = 0; round < ROUNDS; round++) {
-  const [first, second, firstTimes, secondTimes] = round % 2 === 0
-    ? [client, raw, clientTimes, rawTimes] : [raw, client, rawTimes, clientTimes];
-  for (let i = 0; i < PER_ROUND; i++) firstTimes.push(await first.once());
-  for (let i = 0; i < PER_ROUND; i++) secondTimes.push(await second.once());
-}
-if (!client.check() || !raw.check()) throw new Error('a render missed the last state');
-await client.close();
-await raw.close();
 
-const figures = (/** @type {number[]} */ times) => ({
-  p50: quantile(times, 0.5), p90: quantile(times, 0.9), p99: quantile(times, 0.99) });
-const c = figures(clientTimes);
-const r = figures(rawTimes);
-const ratio = c.p99 / r.p99;
-const f = (/** @type {number} */ us) => `${us.toFixed(0)} µs`;
-console.log(`dispatch -> onChange, ${clientTimes.length} each, alternating rounds`);
-console.log(`  client (Mirror):   p50 ${f(c.p50)}  p90 ${f(c.p90)}  p99 ${f(c.p99)}`);
-console.log(`  raw child_process: p50 ${f(r.p50)}  p90 ${f(r.p90)}  p99 ${f(r.p99)}`);
-console.log(`  ratio: p50 ${(c.p50 / r.p50).toFixed(2)}x  p99 ${ratio.toFixed(2)}x ` +
-  `(target p99 <= ${TARGET}x)`);
-process.exit(ratio <= TARGET ? 0 : 1);
+/** @param {number[]} times */
+function figures(times) {
+  return { p50: quantile(times, 0.5), p90: quantile(times, 0.9), p99: quantile(times, 0.99) };
+}
+
+const f = (/** @type {number} */ us) => `${us.toFixed(0)} µs`.padStart(8);
+console.log(`dispatch -> onChange, ${REPEATS} repeats of ${SAMPLES} interleaved steps`);
+/** @type {number[]} */
+const ratios = [];
+for (let i = 0; i < REPEATS; i++) {
+  const { client: c, raw: r } = await repeat();
+  const ratio = c.p99 / r.p99;
+  ratios.push(ratio);
+  console.log(`  repeat ${i + 1}: client p50 ${f(c.p50)} p90 ${f(c.p90)} p99 ${f(c.p99)} | raw ` +
+    `p50 ${f(r.p50)} p90 ${f(r.p90)} p99 ${f(r.p99)} | p50 ${(c.p50 / r.p50).toFixed(2)}x ` +
+    `p99 ${ratio.toFixed(2)}x`);
+}
+// The median repeat: one repeat whose server process the machine starved says little.
+const median = quantile(ratios, 0.5);
+console.log(`  client p99 / raw p99, median of ${REPEATS}: ${median.toFixed(2)}x ` +
+  `(target <= ${TARGET}x)`);
+process.exit(median <= TARGET ? 0 : 1);
