@@ -3,7 +3,8 @@
 # Runs as root (CI, the team's machines) or through sudo when available.
 set -euo pipefail
 
-apt_packages=(libjansson-dev libsqlite3-dev pkg-config)
+# neovim (Debian's 0.7): the Neovim plugin's headless tests (tests/test_client_neovim.py).
+apt_packages=(libjansson-dev libsqlite3-dev pkg-config neovim)
 python_packages=(pytest jsonpatch jsonschema referencing)  # tests, and the client's one dependency
 
 # The Node client's tests need node (20 ships with these machines; Debian's nodejs is the
