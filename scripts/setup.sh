@@ -5,7 +5,8 @@ set -euo pipefail
 
 # neovim (Debian's 0.7): the Neovim plugin's headless tests (tests/test_client_neovim.py).
 apt_packages=(libjansson-dev libsqlite3-dev pkg-config neovim)
-python_packages=(pytest jsonpatch jsonschema referencing)  # tests, and the client's one dependency
+# tests, the client's one dependency, and mypy (the Python client type-checks with --strict)
+python_packages=(pytest jsonpatch jsonschema referencing mypy)
 
 # The Node client's tests need node (20 ships with these machines; Debian's nodejs is the
 # fallback on a machine without it).

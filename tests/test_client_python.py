@@ -1,6 +1,9 @@
 """The Python client's (clients/python) sync API beyond the basics: recording opt-in and
 capped, `ServerExited` at once, `shutdown()`, `wait_until`, and the mirror's change callback."""
+import os
+import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -107,3 +110,13 @@ def test_a_change_callback_that_raises_is_kept_and_the_mirror_goes_on(server):
     result = increment(server)
     assert mirror.sync(result["version"], timeout=TIMEOUT) == {"count": 1}
     assert [type(error) for _, error in server.listener_errors] == [ValueError, ValueError]
+
+
+def test_the_package_type_checks_strictly():
+    # The package ships py.typed: its own hints must hold for users who run mypy --strict.
+    package = Path(__file__).resolve().parent.parent / "clients" / "python"
+    assert (package / "stateserver" / "py.typed").exists()
+    result = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--cache-dir", os.devnull,
+                             "stateserver"], cwd=package, capture_output=True, text=True,
+                            timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr

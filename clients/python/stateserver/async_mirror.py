@@ -2,7 +2,7 @@
 import asyncio
 from typing import Any, Callable, Dict, Optional, Set
 
-import jsonpatch
+import jsonpatch  # type: ignore[import-untyped]  # no stubs; one call, checked by tests
 
 from .async_client import AsyncClient
 from .errors import RPCError, ServerExited

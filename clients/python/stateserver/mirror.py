@@ -4,7 +4,7 @@ import threading
 import time
 from typing import Any, Callable, Dict, Optional
 
-import jsonpatch
+import jsonpatch  # type: ignore[import-untyped]  # no stubs; one call, checked by tests
 
 from .client import Client, Message
 from .errors import RPCError, ServerExited
@@ -180,6 +180,7 @@ class Mirror:
                     if version is None:
                         version = reached
                 continue
+            assert version is not None  # the first pass asked the store for it
             with self._cond:
                 target = version
                 if not self._cond.wait_for(
