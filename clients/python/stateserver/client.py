@@ -78,8 +78,9 @@ class Client:
         self._reading.set()
         self._write_lock = threading.Lock()
         self._stderr_tail = bytearray()
-        self._stderr_lock = threading.Lock()
+        self._stderr_lock = threading.Condition()
         self._stderr_thread: Optional[threading.Thread] = None
+        self._stderr_ended = process.stderr is None
         self._mirrors: Dict[str, "Mirror"] = {}
         self._close_callbacks: List[Callable[[], None]] = []
         if process.stderr is not None:
@@ -207,6 +208,15 @@ class Client:
         with self._stderr_lock:
             return self._stderr_tail.decode(errors="replace")
 
+    def wait_stderr(self, text: str, timeout: float = 30) -> bool:
+        """Waits until the kept stderr contains `text`; False after `timeout` or its end.
+        Stderr is read by a thread of its own, so it can lag behind stdout's answers."""
+        needle = text.encode()
+        with self._stderr_lock:
+            self._stderr_lock.wait_for(
+                lambda: needle in self._stderr_tail or self._stderr_ended, timeout)
+            return needle in self._stderr_tail
+
     def _stderr_hint(self) -> str:
         tail = self.stderr_text()[-2000:]
         return f"; server stderr ends with:\n{tail}" if tail else ""
@@ -327,6 +337,10 @@ class Client:
                 excess = len(self._stderr_tail) - self.STDERR_TAIL_BYTES
                 if excess > 0:
                     del self._stderr_tail[:excess]
+                self._stderr_lock.notify_all()
+        with self._stderr_lock:
+            self._stderr_ended = True
+            self._stderr_lock.notify_all()
 
     def _read(self) -> None:
         assert self.process.stdout is not None
