@@ -107,10 +107,7 @@ def test_a_timeout_quotes_stderr_and_cancels_the_request_on_the_server(stateserv
         async with await AsyncClient.spawn([stateserver_bin, "--ephemeral"],
                                            record=True) as client:
             client.notify("dispatch", {"store": "nowhere", "action": {"type": "x"}})
-            for _ in range(TIMEOUT * 20):  # the warning reaches stderr on its own schedule
-                if "nowhere" in client.stderr_text():
-                    break
-                await asyncio.sleep(0.05)
+            assert await client.wait_stderr("nowhere")  # stderr is read on its own schedule
             cancelled = answer_to(client, 2)  # the request below is the client's second
             await client.request("store/list")
             with pytest.raises(TimeoutError, match=r"(?s)within 0.2s.*stderr ends with.*nowhere"):

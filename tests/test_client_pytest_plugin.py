@@ -39,7 +39,8 @@ INNER_TESTS = '''
 
     def test_fails_and_shows_stderr(stateserver):
         stateserver.notify("dispatch", {"store": "no-such-store", "action": {"type": "x"}})
-        stateserver.wait_until("counter", lambda s: False, timeout=0.5)
+        assert stateserver.wait_stderr("no-such-store")
+        assert stateserver.wait_until("counter", lambda s: s["count"] == 1, timeout=0.2)
 
     def test_a_killed_server_is_an_unclean_exit(stateserver):
         stateserver.process.kill()

@@ -53,6 +53,8 @@ class AsyncClient:
         self._closed = False
         self._failure: Optional[str] = None
         self._stderr_tail = bytearray()
+        self._stderr_grew = asyncio.Event()  # replaced after each wake-up
+        self._stderr_ended = process.stderr is None
         self._reader = asyncio.ensure_future(self._read())
         self._stderr_reader = (asyncio.ensure_future(self._drain_stderr())
                                if process.stderr is not None else None)
@@ -264,12 +266,37 @@ class AsyncClient:
     async def _drain_stderr(self) -> None:
         stream = self.process.stderr
         assert stream is not None
-        while True:
-            chunk = await stream.read(1 << 16)
-            if not chunk:
-                return
-            self._stderr_tail += chunk
-            del self._stderr_tail[:-self.STDERR_TAIL_BYTES]
+        try:
+            while True:
+                chunk = await stream.read(1 << 16)
+                if not chunk:
+                    return
+                self._stderr_tail += chunk
+                del self._stderr_tail[:-self.STDERR_TAIL_BYTES]
+                self._wake_stderr_waiters()
+        finally:
+            self._stderr_ended = True
+            self._wake_stderr_waiters()
+
+    def _wake_stderr_waiters(self) -> None:
+        event, self._stderr_grew = self._stderr_grew, asyncio.Event()
+        event.set()
+
+    async def wait_stderr(self, text: str, timeout: float = 30) -> bool:
+        """Waits until the kept stderr contains `text`; False after `timeout` or its end.
+        Stderr is read by a task of its own, so it can lag behind stdout's answers."""
+        needle = text.encode()
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while needle not in self._stderr_tail and not self._stderr_ended:
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                break
+            try:
+                await asyncio.wait_for(self._stderr_grew.wait(), remaining)
+            except asyncio.TimeoutError:
+                break
+        return needle in self._stderr_tail
 
     async def _read(self) -> None:
         stream = self.process.stdout

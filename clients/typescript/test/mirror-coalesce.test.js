@@ -30,7 +30,7 @@ describe('Mirror coalescing', { skip: binary.skip, timeout: 120_000 }, () => {
     /** @type {{ count: number, changes: number | undefined }[]} */
     const coalesced = [];
     let immediate = 0;
-    await Mirror.open(client, 'counter', { onChange: () => immediate++ });
+    const eager = await Mirror.open(client, 'counter', { onChange: () => immediate++ });
     const mirror = await Mirror.open(client, 'counter', {
       coalesce: 'task',
       onChange: (state, change) => coalesced.push({ count: state.count, changes: change.changes }),
@@ -44,10 +44,13 @@ describe('Mirror coalescing', { skip: binary.skip, timeout: 120_000 }, () => {
     await nextTask();
     const renders = coalesced.slice(1);
     t.diagnostic(`${renders.length} renders for ${BURST} changes in ${reads} reads`);
-    assert.equal(immediate, BURST + 1); // without the option: one render per change
+    // Without the option: one render per change. (A loaded machine may make the server merge
+    // some of the 1,000 changes into one patch, so changes are counted as patches applied.)
+    assert.equal(immediate, eager.patches + 1);
+    assert.equal(mirror.patches, eager.patches);
     assert.ok(renders.length >= 1 && renders.length <= reads, `${renders.length} > ${reads}`);
     assert.deepEqual(renders.at(-1), { count: BURST, changes: renders.at(-1)?.changes });
-    assert.equal(renders.reduce((sum, render) => sum + (render.changes ?? 0), 0), BURST);
+    assert.equal(renders.reduce((sum, render) => sum + (render.changes ?? 0), 0), mirror.patches);
     // Counts only rise: every render showed the latest state of its moment.
     assert.ok(renders.every((render, i) => i === 0 || render.count > renders[i - 1].count));
   });
@@ -73,7 +76,8 @@ describe('Mirror coalescing', { skip: binary.skip, timeout: 120_000 }, () => {
     assert.equal(renders.length, 0); // nothing before the frame
     assert.equal(frames.length, 1); // one frame asked for, however many changes
     frames.shift()?.();
-    assert.deepEqual(renders, [{ count: BURST, reason: 'patch', changes: BURST + 1 }]);
+    // The load and every patch, in one render.
+    assert.deepEqual(renders, [{ count: BURST, reason: 'patch', changes: mirror.patches + 1 }]);
     await mirror.sync((await client.dispatch('counter', { type: 'decrement' })).version);
     assert.equal(frames.length, 1);
     frames.shift()?.();
