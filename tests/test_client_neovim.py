@@ -20,7 +20,9 @@ def session(stateserver_bin, tmp_path_factory):
     if nvim is None:
         pytest.fail("nvim is not installed: scripts/setup.sh installs Debian's neovim")
     out = tmp_path_factory.mktemp("nvim") / "results.json"
-    env = dict(os.environ, STATESERVER_BIN=stateserver_bin, STATESERVER_NVIM_OUT=str(out))
+    env = dict(os.environ, STATESERVER_BIN=stateserver_bin, STATESERVER_NVIM_OUT=str(out),
+               STATESERVER_TESTDATA=os.environ.get("STATESERVER_TESTDATA",
+                                                   str(REPO.parent / "shared" / "testdata")))
     result = subprocess.run(
         [nvim, "--headless", "-u", "NONE", "-i", "NONE", "--cmd", f"set rtp^={PLUGIN}",
          "-c", f"luafile {PLUGIN / 'test' / 'notes_test.lua'}"],
@@ -41,6 +43,18 @@ def test_patches_apply_and_empty_objects_stay_objects(session):
     assert json.loads(session["patch"]) == {"a": [9, 3], "c": [2, 3], "m": "v", "o": {}, "e": {}}
     assert session["patch_error"] == (
         "patch operation 0 (remove /a/5): index 5 is past the end of an array of 0")
+
+
+def test_patches_pass_the_json_patch_conformance_suite(session, testdata):
+    assert "conformance" in session, f"the Lua test found no suite under {testdata}"
+    assert session["conformance"]["ran"] >= 100
+    assert session["conformance"]["failures"] == []
+
+
+def test_a_mirror_applies_patches_in_order_and_resyncs_on_a_gap_or_a_misfit(session):
+    # version and n after a patch and an old one; no request pending; the gap's request; the
+    # misfit's request; then version, n and resyncs after both answers.
+    assert session["mirror"] == [4, 4, 0, "state/get", "state/get", 8, 8, 2]
 
 
 def test_the_notes_buffer_lists_the_store_live(session):

@@ -76,6 +76,63 @@ local function run()
     { { op = 'remove', path = '/a/5' } })
   record('patch_error', ok and 'applied' or problem)
 
+  -- The json-patch-tests suite, when the shared test data is there.
+  local data = vim.env.STATESERVER_TESTDATA
+  if data and vim.fn.isdirectory(data .. '/json-patch-tests') == 1 then
+    local ran, failures = 0, {}
+    for _, file in ipairs({ 'tests.json', 'spec_tests.json' }) do
+      local cases = vim.json.decode(table.concat(
+        vim.fn.readfile(data .. '/json-patch-tests/' .. file), '\n'))
+      for i, case in ipairs(cases) do
+        if not case.disabled then
+          ran = ran + 1
+          local applied, got = pcall(patch.apply, case.doc, case.patch)
+          local name = string.format('%s #%d %s', file, i, tostring(case.comment))
+          if case.error ~= nil and applied then
+            table.insert(failures, name .. ': applied, expected ' .. tostring(case.error))
+          elseif case.error == nil and not applied then
+            table.insert(failures, name .. ': ' .. tostring(got))
+          elseif case.expected ~= nil and not vim.deep_equal(got, case.expected) then
+            table.insert(failures, name .. ': got ' .. vim.json.encode(got))
+          end
+        end
+      end
+    end
+    record('conformance', { ran = ran, failures = failures })
+  end
+
+  -- A mirror on a stand-in client: patches in version order, a gap or a misfit resyncs.
+  local requests, handlers = {}, {}
+  local stand_in = {
+    on = function(_, method, handler)
+      handlers[method] = handler
+    end,
+    request = function(_, method, params, callback)
+      table.insert(requests, { method = method, callback = callback })
+    end,
+  }
+  local mirror = require('stateserver.mirror').new(stand_in, 'c')
+  local function answer(version, state)
+    table.remove(requests, 1).callback(nil, { version = version, state = state })
+  end
+  local function patch_to(from, to, value)
+    handlers['state/patch']({ store = 'c', from = from, to = to,
+      patch = { { op = 'replace', path = '/n', value = value } } })
+  end
+  answer(3, { n = 3 })
+  patch_to(3, 4, 4)
+  patch_to(2, 3, 99) -- already reflected: ignored
+  local seen = { mirror.version, mirror.state.n, #requests }
+  patch_to(6, 7, 7) -- a gap: fetch again
+  table.insert(seen, requests[1] and requests[1].method)
+  answer(7, { n = 7 })
+  handlers['state/patch']({ store = 'c', from = 7, to = 8,
+    patch = { { op = 'remove', path = '/missing' } } }) -- does not fit: fetch again
+  table.insert(seen, requests[1] and requests[1].method)
+  answer(8, { n = 8 })
+  vim.list_extend(seen, { mirror.version, mirror.state.n, mirror.resyncs })
+  record('mirror', seen)
+
   -- The notes buffer against the real core.
   require('stateserver').setup({ cmd = { binary, '--ephemeral', '--latency', '0' } })
   vim.o.statusline = "%{v:lua.require'stateserver'.statusline()}"

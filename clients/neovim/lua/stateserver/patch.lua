@@ -150,6 +150,16 @@ end
 function M.apply(document, operations)
   for i, op in ipairs(operations) do
     local ok, result = pcall(function()
+      -- null is vim.NIL, so a nil here is a member that is missing.
+      if (op.op == 'add' or op.op == 'replace' or op.op == 'test') and op.value == nil then
+        error("missing 'value'", 0)
+      end
+      if (op.op == 'move' or op.op == 'copy') and type(op.from) ~= 'string' then
+        error("missing 'from'", 0)
+      end
+      if type(op.path) ~= 'string' then
+        error("missing 'path'", 0)
+      end
       if op.op == 'add' then
         return add(document, op.path, copy(op.value))
       elseif op.op == 'remove' then
