@@ -16,7 +16,7 @@ PYTHON ?= python3
 PREFIX ?= $(HOME)/.local
 export STATESERVER_TESTDATA ?= $(abspath ../shared/testdata)
 
-.PHONY: setup build release run install test swift-test py-test node-test nvim-test bench schemas \
+.PHONY: setup build release run install test swift-test py-test node-test bench schemas \
 	format lint clean
 
 setup:
