@@ -191,11 +191,11 @@ class Client:
         """Closes stdin (a normal shutdown for the server) and returns its exit status."""
         stdin = self.process.stdin
         if stdin is not None and not stdin.closed:
-            with self._write_lock:
-                try:
-                    stdin.close()
-                except BrokenPipeError:
-                    pass
+            # Not under the write lock: a writer blocked on a full pipe must not block closing.
+            try:
+                stdin.close()
+            except BrokenPipeError:
+                pass
         self.resume()
         status = self.process.wait(timeout=timeout)
         self._thread.join(timeout=timeout)
