@@ -166,3 +166,27 @@ def test_shutdown_returns_the_exit_status(stateserver_bin):
         assert await client.shutdown() == 0
         assert client.closed
     run(test)
+
+
+def test_a_paused_client_catches_up_with_merged_patches(stateserver_bin):
+    async def test():
+        async with await AsyncClient.spawn([stateserver_bin, "--ephemeral"]) as client:
+            counter = await AsyncMirror.open(client, "counter")
+            client.pause()
+            count = 20_000
+            for _ in range(count):
+                await client.dispatch("counter", {"type": "increment"}, notify=True)
+            await client.drain()  # the server reads on; its patches cannot all be written
+            asked = asyncio.ensure_future(client.request("state/get", {"store": "counter"}))
+            await asyncio.sleep(0)  # the request is written while nothing is read
+            client.resume()
+            assert (await asked)["state"] == {"count": count}
+            assert await counter.sync(count) == {"count": count}
+            assert counter.coalesced > 0 and counter.patches < count, counter.patches
+            assert counter.resyncs == 0
+            probe = asyncio.ensure_future(client.wait_for(
+                lambda m: isinstance(m, dict) and m.get("method") == "state/patch"))
+            await asyncio.sleep(0)  # the listener is in place before the change
+            await client.dispatch("counter", {"type": "reset"})
+            assert (await probe)["params"]["to"] == counter.version
+    run(test)

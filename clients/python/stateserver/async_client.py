@@ -55,6 +55,8 @@ class AsyncClient:
         self._stderr_tail = bytearray()
         self._stderr_grew = asyncio.Event()  # replaced after each wake-up
         self._stderr_ended = process.stderr is None
+        self._reading = asyncio.Event()
+        self._reading.set()
         self._reader = asyncio.ensure_future(self._read())
         self._stderr_reader = (asyncio.ensure_future(self._drain_stderr())
                                if process.stderr is not None else None)
@@ -185,6 +187,7 @@ class AsyncClient:
         stdin = self.process.stdin
         if stdin is not None and not stdin.is_closing():
             stdin.close()
+        self.resume()
         status = await asyncio.wait_for(self.process.wait(), timeout)
         await asyncio.wait_for(self._reader, timeout)
         if self._stderr_reader is not None:
@@ -216,6 +219,38 @@ class AsyncClient:
         finally:
             if queue in self._subscribers:
                 self._subscribers.remove(queue)
+
+    async def wait_for(self, predicate: Callable[[Message], bool],
+                       timeout: float = 30) -> Message:
+        """The first message from now on that satisfies `predicate` (responses included)."""
+        future: "asyncio.Future[Message]" = asyncio.get_running_loop().create_future()
+
+        def listener(message: Message) -> None:
+            if not future.done() and predicate(message):
+                future.set_result(message)
+
+        def ended() -> None:
+            if not future.done():
+                future.set_exception(self._exited("the awaited message"))
+
+        self.add_listener(listener)
+        self.on_close(ended)
+        try:
+            return await asyncio.wait_for(future, timeout)
+        except asyncio.TimeoutError:
+            raise TimeoutError(f"no matching message within {timeout}s"
+                               f"{self._stderr_hint()}") from None
+        finally:
+            self.remove_listener(listener)
+
+    def pause(self) -> None:
+        """Stops reading stdout: the pipe fills and the server merges the patches it cannot
+        write, so a busy client catches up later with fewer, larger patches."""
+        self._reading.clear()
+
+    def resume(self) -> None:
+        """Reads stdout again after `pause()`."""
+        self._reading.set()
 
     def add_listener(self, listener: Listener) -> None:
         """Calls `listener(message)` in the reader task for every later message."""
@@ -304,6 +339,7 @@ class AsyncClient:
         buffer = b""
         try:
             while True:
+                await self._reading.wait()
                 chunk = await stream.read(1 << 16)
                 if not chunk:
                     break
