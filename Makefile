@@ -1,6 +1,8 @@
 # stateserver: `make run` sets everything up and starts the server; `make test` sets
 # everything up and runs every test of every language. See README.md.
 SHELL := /bin/bash
+# No "Entering directory" lines: `make run` inside another make must still print protocol only.
+MAKEFLAGS += --no-print-directory
 export PATH := /opt/swift/usr/bin:$(PATH)
 
 SWIFT_FLAGS := --disable-index-store
@@ -10,9 +12,12 @@ SWIFT_FLAGS := --disable-index-store
 RELEASE_FLAGS := -c release $(SWIFT_FLAGS) --static-swift-stdlib
 BIN := .build/release/stateserver
 PYTHON ?= python3
+# `make install` copies the binary (and the shell client) to $(PREFIX)/bin.
+PREFIX ?= $(HOME)/.local
 export STATESERVER_TESTDATA ?= $(abspath ../shared/testdata)
 
-.PHONY: setup build release run test swift-test py-test node-test bench schemas bindings format lint clean
+.PHONY: setup build release run install test swift-test py-test node-test bench schemas \
+	bindings format lint clean
 
 setup:
 	@scripts/setup.sh
@@ -25,8 +30,19 @@ release: setup
 	swift build $(RELEASE_FLAGS) --product stateserver
 	swift build $(RELEASE_FLAGS) --product json-tool
 
-run: release
-	$(BIN) $(ARGS)
+# stdout is the server's alone (a pipe into `make run` reads protocol lines only): the set-up's
+# and the build's output, and make's own echo of them, go to stderr. The build reads no stdin,
+# which belongs to the server.
+run:
+	@$(MAKE) --no-print-directory release </dev/null >&2
+	@exec $(BIN) $(ARGS)
+
+install: release
+	install -d "$(DESTDIR)$(PREFIX)/bin"
+	install -m 755 $(BIN) "$(DESTDIR)$(PREFIX)/bin/stateserver"
+	install -m 755 clients/shell/stateserver-msg "$(DESTDIR)$(PREFIX)/bin/stateserver-msg"
+	@case ":$$PATH:" in *":$(PREFIX)/bin:"*) ;; \
+	  *) echo "install: $(PREFIX)/bin is not on PATH; add it (export PATH=\"$(PREFIX)/bin:\$$PATH\")" >&2;; esac
 
 # No --disable-index-store for tests: on Swift 6.3.1 Linux test discovery reads the index store.
 test: setup lint

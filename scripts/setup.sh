@@ -4,9 +4,11 @@
 set -euo pipefail
 
 # node-typescript: `tsc`, which type-checks the Node client's declarations and the generated
-# bindings (tests/test_bindings.py).
-apt_packages=(libjansson-dev libsqlite3-dev pkg-config node-typescript)
-# tests, the client's one dependency, and mypy for the generated Python bindings
+# bindings (tests/test_bindings.py). neovim (Debian's 0.7): the Neovim plugin's headless tests
+# (tests/test_client_neovim.py).
+apt_packages=(libjansson-dev libsqlite3-dev pkg-config node-typescript neovim)
+# tests, the client's one dependency, and mypy (the Python client and the generated bindings
+# type-check with --strict)
 python_packages=(pytest jsonpatch jsonschema referencing mypy)
 
 # The Node client's tests need node (20 ships with these machines; Debian's nodejs is the

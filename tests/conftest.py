@@ -2,6 +2,8 @@
 
 - `stateserver_bin`: the binary, from `$STATESERVER_BIN`, else `.build/release/stateserver`,
   else `.build/debug/stateserver`. Missing: the test fails when `CI=true`, else it is skipped.
+  It overrides the plugin's fixture of the same name, so the plugin's `stateserver` fixture
+  starts this checkout's binary too.
 - `testdata`: `$STATESERVER_TESTDATA`, else `<repo root>/../shared/testdata` (same rule).
 - `spawn(*args, check_schema=True)`: starts a server (`--ephemeral` unless `--state-dir` is
   given) as a `stateserver.Client`; every line it writes is validated against
@@ -23,7 +25,15 @@ sys.path.insert(0, str(REPO / "clients" / "python"))
 
 from stateserver import Client  # noqa: E402
 
+# The package's pytest plugin (the `stateserver` fixture). Installed, pytest has loaded it by its
+# entry point already; from the tree (PYTHONPATH, as `make py-test` runs) it is listed here.
+# Listing it both ways would register one module twice, which pytest refuses.
+pytest_plugins = ["pytester"]
+if "stateserver.pytest_plugin" not in sys.modules:
+    pytest_plugins.append("stateserver.pytest_plugin")
+
 SCHEMA_PATH = REPO / "schema" / "protocol.schema.json"
+RECORDED_MESSAGES = 1_000_000
 
 
 def _missing(message):
@@ -124,7 +134,10 @@ def spawn(stateserver_bin, protocol_schema):
         if "--state-dir" not in args and "--ephemeral" not in args:
             args.append("--ephemeral")
         check = SchemaCheck(validator) if check_schema else None
-        client = Client.spawn([stateserver_bin, *args], env=env, on_line=check)
+        # The end-to-end tests read whole conversations back (`messages[start:]`), so they
+        # record far more than a long-lived client should; a cap still bounds a runaway test.
+        client = Client.spawn([stateserver_bin, *args], env=env, on_line=check,
+                              record=RECORDED_MESSAGES)
         client.schema_check = check
         started.append(client)
         return client

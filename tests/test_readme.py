@@ -10,6 +10,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -61,10 +62,15 @@ def console_sessions():
     return sessions
 
 
+# Python blocks that are whole programs of their own, run by their own tests below; every
+# other block after "A Python session" belongs to the feature walkthrough.
+OWN_PROGRAMS = ("A Python session", "Python with asyncio", "Testing with pytest")
+
+
 def test_the_readme_has_the_sessions_this_file_runs():
     assert len(console_sessions()) >= 3
-    assert [heading for heading, _ in blocks("python")][:2] == [
-        "A Python session", "The reference app, feature by feature"]
+    assert [heading for heading, _ in blocks("python")][:4] == [
+        *OWN_PROGRAMS, "The reference app, feature by feature"]
     assert len(blocks("sh")) >= 7 and len(blocks("js")) == 1
 
 
@@ -165,13 +171,36 @@ def test_the_python_session_prints_what_its_comments_say(path_env, monkeypatch):
 
 def test_the_feature_walkthrough_runs_in_one_python_process(path_env, monkeypatch):
     walkthrough = [body for heading, body in blocks("python")
-                   if heading != "A Python session"]
+                   if heading not in OWN_PROGRAMS]
     code = "\n".join(walkthrough) + "\nserver.stdin.close()\nserver.wait(timeout=30)\n"
     printed, raised = run_python(code, path_env, monkeypatch)
     assert raised is None
     assert check_prints(code, printed) >= 3
     # Prose comments are promises too: the events they mention were printed.
     assert "store/event" in printed and '"dismiss"' in printed and '"toast"' in printed
+
+
+def test_the_asyncio_program_prints_what_its_comments_say(path_env, monkeypatch):
+    (_, code), = [block for block in blocks("python") if block[0] == "Python with asyncio"]
+    printed, raised = run_python(code, path_env, monkeypatch)
+    assert raised is None
+    # Its prints sit inside `main()`, so each one's comment is matched by source order.
+    promised = [line.split("#", 1)[1].strip() for line in code.splitlines()
+                if line.lstrip().startswith("print(") and "#" in line]
+    assert promised and printed.splitlines() == promised
+
+
+def test_the_pytest_example_passes_with_the_plugin(stateserver_bin, tmp_path):
+    (_, code), = [block for block in blocks("python") if block[0] == "Testing with pytest"]
+    (tmp_path / "test_notes.py").write_text(code)
+    # The plugin from this tree, named once (no entry point may load it a second time).
+    env = dict(os.environ, STATESERVER_BIN=stateserver_bin, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1",
+               PYTHONPATH=str(ROOT / "clients" / "python"))
+    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "stateserver.pytest_plugin",
+                             "-p", "no:cacheprovider", "test_notes.py"], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=120, env=env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "1 passed" in result.stdout
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")

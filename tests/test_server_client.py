@@ -16,6 +16,8 @@ def test_client_drains_stderr_so_a_chatty_server_never_hangs(stateserver_bin):
         for _ in range(2000):
             client.notify("dispatch", {"store": "nope", "action": {"type": "x"}})
         assert "stores" in client.request("store/list", timeout=TIMEOUT)
+        # Stderr is read on its own thread: the answer on stdout can arrive first.
+        assert client.wait_stderr("notification failed", TIMEOUT)
         tail = client.stderr_text()
         assert "notification failed" in tail
         assert len(tail) <= Client.STDERR_TAIL_BYTES

@@ -4,55 +4,85 @@ import json
 import os
 import subprocess
 import threading
-import time
-from collections import deque
+from typing import (IO, TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence,
+                    Tuple, Union)
+
+from .errors import RPCError, ServerExited
+from .log import MessageLog
+
+if TYPE_CHECKING:
+    from .mirror import Mirror
+
+__all__ = ["Client", "RPCError", "ServerExited", "DEFAULT_RECORD"]
+
+Message = Any  # one parsed line: a dict, or a list for a batch
+Listener = Callable[[Message], None]
+Command = Union[str, "os.PathLike[str]", Sequence[Union[str, "os.PathLike[str]"]]]
+
+#: How many messages `record=True` keeps (20,000 dispatches made 40,002 messages, ~68 MB).
+DEFAULT_RECORD = 10_000
 
 
-class RPCError(Exception):
-    """A JSON-RPC error response: `code`, `message` and `data` as the server sent them."""
-
-    def __init__(self, error):
-        self.code = error.get("code")
-        self.message = error.get("message")
-        self.data = error.get("data")
-        super().__init__(f"{self.code} {self.message}: {self.data}")
+#: How many exceptions of listeners and change callbacks `listener_errors` keeps.
+KEPT_LISTENER_ERRORS = 100
 
 
-class ServerExited(Exception):
-    """The server closed stdout before the awaited message arrived."""
+def default_command() -> List[str]:
+    """`$STATESERVER_BIN` (else `stateserver` from PATH) with `--ephemeral`."""
+    return [os.environ.get("STATESERVER_BIN", "stateserver"), "--ephemeral"]
+
+
+def record_capacity(record: Union[bool, int]) -> int:
+    """`record` as a number of messages: False/0 none, True `DEFAULT_RECORD`."""
+    if record is True:
+        return DEFAULT_RECORD
+    return int(record or 0)
 
 
 class Client:
     """One stateserver process.
 
     A reader thread parses every line the server writes. Responses resolve the request that
-    carried their id; every message (responses included) is also appended, in order, to
-    `messages`, which tests and `wait_for` read. `on_line(bytes)` sees each raw line first.
+    carried their id; listeners (`add_listener`) see every message in order. Messages are
+    recorded only when asked: `record=N` keeps the last N in `messages` (and the notifications
+    among them in `notifications`), which `wait_for(start=...)` reads; `record=True` keeps
+    `DEFAULT_RECORD`. A long-lived client records nothing, so its memory does not grow with
+    the traffic. `on_line(bytes)` sees each raw line first.
 
     When the process's stderr is a pipe (the default of `spawn`), another thread drains it at
     once, keeping the last `STDERR_TAIL_BYTES` for `stderr_text()` and for the messages of
     timeouts: a pipe nobody reads fills after ~64 KiB of logs and then blocks the server.
+
+    A line that is not JSON ends the conversation: every waiting and later call raises
+    `ServerExited` at once (the reader keeps draining stdout so the server never blocks).
     """
 
     STDERR_TAIL_BYTES = 64 << 10
 
-    def __init__(self, process, on_line=None):
+    def __init__(self, process: "subprocess.Popen[bytes]",
+                 on_line: Optional[Callable[[bytes], None]] = None,
+                 record: Union[bool, int] = False) -> None:
         self.process = process
         self.on_line = on_line
-        self.messages = []          # every parsed line, in arrival order
-        self.notifications = []     # server notifications only
-        self.listener_errors = []   # (message, exception) a listener raised; reading went on
-        self._responses = {}        # id (as JSON text) -> response
+        capacity = record_capacity(record)
+        self.messages = MessageLog(capacity)       # the last `record` messages, in order
+        self.notifications = MessageLog(capacity)  # the server notifications among them
+        self.listener_errors: List[Tuple[Message, Exception]] = []  # a listener raised; reading went on
+        self._responses: Dict[str, Message] = {}  # id (as JSON text) -> response
         self._cond = threading.Condition()
         self._ids = itertools.count(1)
-        self._listeners = []
+        self._listeners: List[Listener] = []
         self._closed = False
+        self._failure: Optional[str] = None  # why the conversation broke (a line not JSON)
         self._reading = threading.Event()
         self._reading.set()
         self._write_lock = threading.Lock()
         self._stderr_tail = bytearray()
-        self._stderr_lock = threading.Lock()
-        self._stderr_thread = None
+        self._stderr_lock = threading.Condition()
+        self._stderr_thread: Optional[threading.Thread] = None
+        self._stderr_ended = process.stderr is None
+        self._mirrors: Dict[str, "Mirror"] = {}
+        self._close_callbacks: List[Callable[[], None]] = []
         if process.stderr is not None:
             self._stderr_thread = threading.Thread(target=self._drain_stderr, daemon=True)
             self._stderr_thread.start()
@@ -60,30 +90,35 @@ class Client:
         self._thread.start()
 
     @classmethod
-    def spawn(cls, command=None, *args, env=None, stderr=None, on_line=None):
+    def spawn(cls, command: Optional[Command] = None, *args: str,
+              env: Optional[Mapping[str, str]] = None, stderr: Union[None, int, IO[Any]] = None,
+              on_line: Optional[Callable[[bytes], None]] = None,
+              record: Union[bool, int] = False) -> "Client":
         """Starts the server. `command` is a list (program and arguments) or a program path;
         by default `$STATESERVER_BIN` or `stateserver` from PATH with `--ephemeral`.
 
         `stderr`: by default a pipe that the client drains (see `stderr_text()`); pass
-        `subprocess.DEVNULL`, a file, or a descriptor (`2`: this process's stderr) instead."""
+        `subprocess.DEVNULL`, a file, or a descriptor (`2`: this process's stderr) instead.
+        `record`: how many messages to keep in `messages` (see the class)."""
         if command is None:
-            command = [os.environ.get("STATESERVER_BIN", "stateserver"), "--ephemeral"]
+            command = default_command()
         elif isinstance(command, (str, os.PathLike)):
             command = [command]
         process = subprocess.Popen(
-            list(command) + list(args), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=stderr if stderr is not None else subprocess.PIPE, env=env, bufsize=0)
-        return cls(process, on_line=on_line)
+            [os.fspath(part) for part in command] + list(args), stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=stderr if stderr is not None else subprocess.PIPE,
+            env=env, bufsize=0)
+        return cls(process, on_line=on_line, record=record)
 
-    def __enter__(self):
+    def __enter__(self) -> "Client":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     # Sending
 
-    def send_line(self, line):
+    def send_line(self, line: Union[str, bytes]) -> None:
         """Writes one raw line (str or bytes); a newline is added when missing."""
         if isinstance(line, str):
             line = line.encode()
@@ -91,45 +126,55 @@ class Client:
             line += b"\n"
         self.send_bytes(line)
 
-    def send_bytes(self, data):
+    def send_bytes(self, data: bytes) -> None:
+        """Writes bytes as they are; `ServerExited` when the server can no longer read them."""
+        stdin = self.process.stdin
+        assert stdin is not None, "the process has no stdin pipe"
         with self._write_lock:
-            self.process.stdin.write(data)
-            self.process.stdin.flush()
+            try:
+                stdin.write(data)
+                stdin.flush()
+            except (BrokenPipeError, ValueError) as error:  # ValueError: stdin closed here
+                raise ServerExited(f"cannot write to the server ({error}){self._stderr_hint()}")
 
-    def send(self, message):
+    def send(self, message: Message) -> None:
         """Writes one JSON-RPC message (or a list: a batch) as a compact line."""
         self.send_line(json.dumps(message, separators=(",", ":")))
 
-    def next_id(self):
+    def next_id(self) -> int:
         return next(self._ids)
 
-    def request_raw(self, method, params=None, id=None, timeout=30):
+    def request_raw(self, method: str, params: Any = None, id: Any = None,
+                    timeout: float = 30) -> Dict[str, Any]:
         """Sends a request and returns the whole response object (result or error)."""
         id = self.next_id() if id is None else id
-        message = {"jsonrpc": "2.0", "id": id, "method": method}
+        message: Dict[str, Any] = {"jsonrpc": "2.0", "id": id, "method": method}
         if params is not None:
             message["params"] = params
         with self._cond:
             self._responses.pop(json.dumps(id), None)  # an older answer to a reused id
         self.send(message)
-        return self.response(id, timeout=timeout)
+        response: Dict[str, Any] = self.response(id, timeout=timeout)
+        return response
 
-    def request(self, method, params=None, id=None, timeout=30):
+    def request(self, method: str, params: Any = None, id: Any = None,
+                timeout: float = 30) -> Any:
         """Sends a request and returns its result; an error response raises RPCError."""
         response = self.request_raw(method, params, id=id, timeout=timeout)
         if "error" in response:
             raise RPCError(response["error"])
         return response["result"]
 
-    def notify(self, method, params=None):
-        message = {"jsonrpc": "2.0", "method": method}
+    def notify(self, method: str, params: Any = None) -> None:
+        message: Dict[str, Any] = {"jsonrpc": "2.0", "method": method}
         if params is not None:
             message["params"] = params
         self.send(message)
 
-    def dispatch(self, store, action, wait=None, notify=False, id=None, timeout=30):
+    def dispatch(self, store: str, action: Mapping[str, Any], wait: Optional[str] = None,
+                 notify: bool = False, id: Any = None, timeout: float = 30) -> Any:
         """Sends an action to a store; returns `{store, version}` (None when `notify`)."""
-        params = {"store": store, "action": action}
+        params: Dict[str, Any] = {"store": store, "action": action}
         if wait is not None:
             params["wait"] = wait
         if notify:
@@ -137,11 +182,18 @@ class Client:
             return None
         return self.request("dispatch", params, id=id, timeout=timeout)
 
-    def close(self, timeout=30):
+    def shutdown(self, timeout: float = 30) -> int:
+        """Asks the server to drain and stop (`shutdown`), then closes; returns the exit status."""
+        self.request("shutdown", timeout=timeout)
+        return self.close(timeout=timeout)
+
+    def close(self, timeout: float = 30) -> int:
         """Closes stdin (a normal shutdown for the server) and returns its exit status."""
-        if not self.process.stdin.closed:
+        stdin = self.process.stdin
+        if stdin is not None and not stdin.closed:
+            # Not under the write lock: a writer blocked on a full pipe must not block closing.
             try:
-                self.process.stdin.close()
+                stdin.close()
             except BrokenPipeError:
                 pass
         self.resume()
@@ -151,18 +203,31 @@ class Client:
             self._stderr_thread.join(timeout=timeout)
         return status
 
-    def stderr_text(self):
+    def stderr_text(self) -> str:
         """The last `STDERR_TAIL_BYTES` the server wrote on stderr (when the client drains it)."""
         with self._stderr_lock:
             return self._stderr_tail.decode(errors="replace")
 
-    def _stderr_hint(self):
+    def wait_stderr(self, text: str, timeout: float = 30) -> bool:
+        """Waits until the kept stderr contains `text`; False after `timeout` or its end.
+        Stderr is read by a thread of its own, so it can lag behind stdout's answers."""
+        needle = text.encode()
+        with self._stderr_lock:
+            self._stderr_lock.wait_for(
+                lambda: needle in self._stderr_tail or self._stderr_ended, timeout)
+            return needle in self._stderr_tail
+
+    def _stderr_hint(self) -> str:
         tail = self.stderr_text()[-2000:]
         return f"; server stderr ends with:\n{tail}" if tail else ""
 
+    def _exited(self, waiting_for: str) -> ServerExited:
+        why = self._failure or "the server exited"
+        return ServerExited(f"{why} before {waiting_for}{self._stderr_hint()}")
+
     # Receiving
 
-    def response(self, id, timeout=30):
+    def response(self, id: Any, timeout: float = 30) -> Any:
         """Waits for the response carrying `id` (also found inside batch arrays)."""
         key = json.dumps(id)
         with self._cond:
@@ -170,46 +235,95 @@ class Client:
                 raise TimeoutError(
                     f"no response with id {id!r} within {timeout}s{self._stderr_hint()}")
             if key not in self._responses:
-                raise ServerExited(
-                    f"the server exited before answering id {id!r}{self._stderr_hint()}")
+                raise self._exited(f"answering id {id!r}")
             return self._responses.pop(key)
 
-    def wait_for(self, predicate, timeout=30, start=0):
-        """Waits until a message from index `start` on satisfies `predicate`; returns it."""
-        with self._cond:
-            found = []
+    def wait_for(self, predicate: Callable[[Message], bool], timeout: float = 30,
+                 start: Optional[int] = 0) -> Message:
+        """Waits until a message from index `start` on satisfies `predicate`; returns it.
 
-            def check():
-                for message in self.messages[start:]:
-                    if predicate(message):
-                        found.append(message)
-                        return True
-                return self._closed
+        Without recording (or with `start=None`) it looks only at messages that arrive after
+        the call."""
+        if start is not None and not self.messages.capacity:
+            start = None
+        found: List[Message] = []
 
-            if not self._cond.wait_for(check, timeout):
-                raise TimeoutError(f"no matching message{self._stderr_hint()}")
-            if not found:
-                raise ServerExited(
-                    f"the server exited before the awaited message{self._stderr_hint()}")
-            return found[0]
+        def listener(message: Message) -> None:
+            if not found and predicate(message):
+                with self._cond:
+                    found.append(message)
+                    self._cond.notify_all()
 
-    def wait_closed(self, timeout=30):
+        if start is None:
+            self.add_listener(listener)
+        try:
+            with self._cond:
+                def check() -> bool:
+                    if start is not None:
+                        for message in self.messages[start:]:
+                            if predicate(message):
+                                found.append(message)
+                                return True
+                    return bool(found) or self._closed
+
+                if not self._cond.wait_for(check, timeout):
+                    raise TimeoutError(f"no matching message{self._stderr_hint()}")
+                if not found:
+                    raise self._exited("the awaited message")
+                return found[0]
+        finally:
+            if start is None:
+                self.remove_listener(listener)
+
+    def wait_closed(self, timeout: float = 30) -> bool:
         with self._cond:
             self._cond.wait_for(lambda: self._closed, timeout)
             return self._closed
 
-    def add_listener(self, listener):
+    def mirror(self, store: str) -> "Mirror":
+        """This client's shared `Mirror` of a whole store (made on first use)."""
+        from .mirror import Mirror
+        with self._cond:
+            mirror = self._mirrors.get(store)
+        if mirror is None:
+            mirror = Mirror(self, store)
+            with self._cond:
+                mirror = self._mirrors.setdefault(store, mirror)
+        return mirror
+
+    def wait_until(self, store: str, predicate: Callable[[Any], bool],
+                   timeout: float = 30) -> Any:
+        """Waits until `predicate(state)` holds for `store`'s published state; returns the state.
+
+        The state is a `Mirror` kept by patches, so this sees every version the server
+        publishes without polling. `TimeoutError` (quoting the last state and the server's
+        stderr) when it does not hold within `timeout` seconds."""
+        return self.mirror(store).wait_until(predicate, timeout=timeout)
+
+    def add_listener(self, listener: Listener) -> None:
         """Calls `listener(message)` on the reader thread for every later message."""
         self._listeners.append(listener)
 
-    def pause(self):
+    def remove_listener(self, listener: Listener) -> None:
+        try:
+            self._listeners.remove(listener)
+        except ValueError:
+            pass
+
+    def report_listener_error(self, message: Message, error: Exception) -> None:
+        """Keeps a callback's exception in `listener_errors` (the last 100)."""
+        self.listener_errors.append((message, error))
+        del self.listener_errors[:-KEPT_LISTENER_ERRORS]
+
+    def pause(self) -> None:
         """Stops reading stdout (the server's writes then block): a slow client on purpose."""
         self._reading.clear()
 
-    def resume(self):
+    def resume(self) -> None:
         self._reading.set()
 
-    def _drain_stderr(self):
+    def _drain_stderr(self) -> None:
+        assert self.process.stderr is not None
         fd = self.process.stderr.fileno()
         while True:
             try:
@@ -223,13 +337,21 @@ class Client:
                 excess = len(self._stderr_tail) - self.STDERR_TAIL_BYTES
                 if excess > 0:
                     del self._stderr_tail[:excess]
+                self._stderr_lock.notify_all()
+        with self._stderr_lock:
+            self._stderr_ended = True
+            self._stderr_lock.notify_all()
 
-    def _read(self):
-        stream = self.process.stdout
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        fd = self.process.stdout.fileno()
         buffer = b""
         while True:
             self._reading.wait()
-            chunk = os.read(stream.fileno(), 1 << 16)
+            try:
+                chunk = os.read(fd, 1 << 16)
+            except OSError:
+                break
             if not chunk:
                 break
             buffer += chunk
@@ -238,19 +360,49 @@ class Client:
                 self._receive(line)
         if buffer:
             self._receive(buffer)  # a last line without newline (a bug the schema check reports)
-        with self._cond:
-            self._closed = True
-            self._cond.notify_all()
+        self._mark_closed()
 
-    def _receive(self, line):
+    def _mark_closed(self, failure: Optional[str] = None) -> None:
+        with self._cond:
+            if failure is not None and self._failure is None:
+                self._failure = failure
+            self._closed = True  # every waiter raises ServerExited now
+            self._cond.notify_all()
+            callbacks, self._close_callbacks = self._close_callbacks, []
+        for callback in callbacks:
+            callback()
+
+    def on_close(self, callback: Callable[[], None]) -> None:
+        """Calls `callback()` once the conversation is over (the server exited or broke the
+        protocol); at once when it already is."""
+        with self._cond:
+            closed = self._closed
+            if not closed:
+                self._close_callbacks.append(callback)
+        if closed:
+            callback()
+
+    @property
+    def closed(self) -> bool:
+        """Whether the conversation is over: the server's stdout ended or broke the protocol."""
+        return self._closed
+
+    def _receive(self, line: bytes) -> None:
         if self.on_line is not None:
             self.on_line(line)
-        message = json.loads(line)
+        if self._failure is not None:
+            return  # the conversation is over; only drain
+        try:
+            message = json.loads(line)
+        except ValueError as error:
+            self._mark_closed(
+                f"the server wrote a line that is not JSON ({error}): {line[:200]!r}")
+            return
         for listener in list(self._listeners):
             try:
                 listener(message)
             except Exception as error:  # noqa: BLE001 - one bad listener must not stop reading
-                self.listener_errors.append((message, error))
+                self.report_listener_error(message, error)
         with self._cond:
             self.messages.append(message)
             replies = message if isinstance(message, list) else [message]

@@ -348,7 +348,17 @@ export class Client {
    */
   #emit(event, ...args) {
     const set = this.#listeners.get(event);
-    if (!set) return;
+    if (!set || set.size === 0) return;
+    if (set.size === 1) {
+      // The usual case (one mirror, one listener) without copying the set for every line.
+      const [listener] = set;
+      try {
+        listener(...args);
+      } catch (error) {
+        this[reportListenerError](error, event, args[0]);
+      }
+      return;
+    }
     for (const listener of [...set]) {
       try {
         listener(...args);

@@ -212,6 +212,13 @@ export interface MirrorOptions<S = any> {
    */
   subscribe?: boolean;
   onChange?: (state: S, change: MirrorChange) => void;
+  /**
+   * Render at most once per task (`true` or `'task'`), per frame (`'frame'`:
+   * `requestAnimationFrame`, else every 16 ms), or when your scheduler calls `flush`; each
+   * render gets the latest state and `change.changes`, the number of changes it covers.
+   * Default: every change at once.
+   */
+  coalesce?: boolean | 'task' | 'frame' | ((flush: () => void) => void);
 }
 
 export interface MirrorChange {
@@ -222,6 +229,8 @@ export interface MirrorChange {
   from?: number;
   to?: number;
   patch?: PatchOperation[];
+  /** With `coalesce`: how many changes this render stands for (the fields are the latest's). */
+  changes?: number;
 }
 
 /** A local copy of a store's state (or a subtree), kept current from `state/patch`. */
