@@ -45,6 +45,9 @@ declare namespace NodeJS {
 
 declare var process: { env: Record<string, string | undefined> };
 
+// Node's macrotask queue, which the Mirror's `coalesce: 'task'` renders on (src/coalesce.js).
+declare function setImmediate(callback: () => void): unknown;
+
 interface Buffer extends Uint8Array {
   toString(encoding?: 'utf8'): string;
 }
