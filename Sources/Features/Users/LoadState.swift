@@ -5,7 +5,7 @@
 /// An empty list is `loaded`, not `failed`: "nothing there" and "could not ask" are different.
 public struct LoadState: Codable, Equatable, Sendable {
   /// Where the load stands.
-  public enum Status: String, Codable, Sendable {
+  public enum Status: String, Codable, Sendable, CaseIterable {
     case idle, loading, loaded, failed
   }
 

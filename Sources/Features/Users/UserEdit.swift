@@ -7,7 +7,7 @@
 /// handed out by one server do not.
 public struct UserEdit: Codable, Equatable, Identifiable, Sendable {
   /// Where a local edit stands with the server.
-  public enum Status: String, Codable, Sendable {
+  public enum Status: String, Codable, Sendable, CaseIterable {
     /// Waiting to be sent (the next `load` sends it, as does the next `rename`).
     case pending
     /// On its way to the server.

@@ -2,7 +2,7 @@ import StateKit
 
 extension UsersFeature {
   /// Where the list shown came from.
-  public enum Source: String, Codable, Sendable {
+  public enum Source: String, Codable, Sendable, CaseIterable {
     /// The backend's primary endpoint, in this run.
     case network
     /// The backend's fallback endpoint, after the primary failed its retries.
@@ -12,7 +12,7 @@ extension UsersFeature {
   }
 
   /// Which side of a conflicting rename to keep.
-  public enum Keep: String, Codable, Sendable {
+  public enum Keep: String, Codable, Sendable, CaseIterable {
     case local, server
   }
 
