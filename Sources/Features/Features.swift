@@ -26,7 +26,7 @@ public enum Features {
       CartFeature(backend: backend).descriptor(),
       ProfileFeature(backend: backend).descriptor(),
       NotesFeature(backend: backend, clock: clock, wallClock: wallClock).descriptor(),
-      NavigationFeature(users: users).descriptor(),
+      navigationDescriptor(NavigationFeature(users: users), backend: backend),
     ]
   }
 
@@ -45,6 +45,26 @@ public enum Features {
         backend.observeUsers { [weak store] user in
           guard let store else { return false }
           store.send(.serverChanged(user: user))
+          return true
+        }
+      }
+      return store
+    }
+    return descriptor
+  }
+
+  /// The `navigation` feature, whose embedded users list hears the server's pushes too.
+  static func navigationDescriptor(_ navigation: NavigationFeature, backend: Backend)
+    -> FeatureDescriptor
+  {
+    var descriptor = navigation.descriptor()
+    let makeStore = descriptor.makeStore
+    descriptor.makeStore = { id, initial, restoring throws(ActionError) in
+      let store = try makeStore(id, initial, restoring)
+      if let store = store as? Store<NavigationFeature> {
+        backend.observeUsers { [weak store] user in
+          guard let store else { return false }
+          store.send(.users(action: ChildAction(.serverChanged(user: user))))
           return true
         }
       }
