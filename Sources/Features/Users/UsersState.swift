@@ -109,8 +109,8 @@ extension UsersFeature {
 
   /// What a client may do with the list, and the results the effects send back.
   public enum Action: Codable, Equatable, Sendable {
-    /// Loads the users unless they are loading, or loaded from the network in this run and
-    /// still fresh; a cached or stale list stays shown while it is revalidated.
+    /// Loads the users unless they are loading, or loaded in this run (from the network or
+    /// the fallback) and still fresh; a cached or stale list stays shown while it reloads.
     case load
     /// Loads again, cancelling a load in flight.
     case refresh
