@@ -5,7 +5,8 @@ from features_support import Server, expect_refused
 def test_backend_settings_follow_the_flags_and_the_actions():
     with Server("--latency", "5", "--fail-rate", "0.25", "--seed", "7") as server:
         assert server.state("backend") == {
-            "online": True, "latencyMs": 5, "failRate": 0.25, "requests": {}}
+            "online": True, "latencyMs": 5, "failRate": 0.25,
+            "fallback": {"online": True, "failRate": 0.25}, "requests": {}}
         server.dispatch("backend", {"type": "setOnline", "online": False})
         server.dispatch("backend", {"type": "setLatency", "ms": 0})
         server.dispatch("backend", {"type": "setFailRate", "rate": 0})
@@ -15,6 +16,16 @@ def test_backend_settings_follow_the_flags_and_the_actions():
         expect_refused(server, "backend", {"type": "setFailRate", "rate": 2}, -32602,
                        "/action/rate")
         expect_refused(server, "backend", {"type": "statusChanged"}, -32003)
+
+        server.dispatch("backend", {"type": "setFallbackOnline", "online": False})
+        server.dispatch("backend", {"type": "setFallbackFailRate", "rate": 0.5})
+        view = server.state("backend")
+        assert view["fallback"] == {"online": False, "failRate": 0.5}
+        assert view["online"] is False and view["failRate"] == 0  # the primary's own switches
+        expect_refused(server, "backend", {"type": "setFallbackFailRate", "rate": -0.1},
+                       -32602, "/action/rate")
+        expect_refused(server, "backend", {"type": "remoteUserEdit", "id": 1, "name": " "},
+                       -32602, "/action/name")
 
 
 def test_backend_counts_requests_per_endpoint():
@@ -30,3 +41,6 @@ def test_remote_edit_of_an_unknown_note_toasts():
         server.dispatch("backend", {"type": "remoteEdit", "noteId": "nope", "text": "x"})
         assert server.events("backend") == [
             {"type": "toast", "message": "The server has no note nope."}]
+        server.dispatch("backend", {"type": "remoteUserEdit", "id": 999, "name": "x"})
+        assert server.events("backend") == [
+            {"type": "toast", "message": "The server has no user 999."}]

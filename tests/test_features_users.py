@@ -41,6 +41,7 @@ def test_a_failing_backend_is_retried_then_fails_recoverably_keeping_stale_users
     with Server("--latency", "0") as server:
         server.dispatch("users", {"type": "load"})
         server.dispatch("backend", {"type": "setFailRate", "rate": 1})
+        server.dispatch("backend", {"type": "setFallbackFailRate", "rate": 1})  # no way out
         server.dispatch("users", {"type": "refresh"})
         view = server.state("users")
         assert view["load"]["status"] == "failed"
@@ -48,6 +49,7 @@ def test_a_failing_backend_is_retried_then_fails_recoverably_keeping_stale_users
             "message": "Could not load users. Please try again.", "recoverable": True}
         assert view["load"]["isStale"] is True and len(view["users"]) == 50
         assert server.state("backend")["requests"]["listUsers"] == 1 + 4
+        assert server.state("backend")["requests"]["listUsersFallback"] == 1
 
         server.dispatch("backend", {"type": "setFailRate", "rate": 0})
         server.dispatch("users", {"type": "retry"})

@@ -11,21 +11,66 @@ import StateKit
 /// ```
 public enum Features {
   /// The descriptors of `backend`, `counter`, `users`, `cart`, `profile`, `notes` and
-  /// `navigation`, sharing `backend`; effects wait on `clock` and timestamps come from
-  /// `wallClock`.
+  /// `navigation`, sharing `backend`; effects wait on `clock`, timestamps come from
+  /// `wallClock`, and a users list older than `usersTimeToLive` is stale.
   public static func all(
-    backend: Backend, clock: any Clock<Duration>, wallClock: WallClock = .system
+    backend: Backend, clock: any Clock<Duration>, wallClock: WallClock = .system,
+    usersTimeToLive: Duration = UsersFeature.defaultTimeToLive
   ) -> [FeatureDescriptor] {
-    [
+    let users = UsersFeature(
+      backend: backend, clock: clock, wallClock: wallClock, timeToLive: usersTimeToLive)
+    return [
       backendDescriptor(backend),
       CounterFeature(clock: clock).descriptor(),
-      UsersFeature(backend: backend, clock: clock, wallClock: wallClock).descriptor(),
+      usersDescriptor(users, backend: backend),
       CartFeature(backend: backend).descriptor(),
       ProfileFeature(backend: backend).descriptor(),
       NotesFeature(backend: backend, clock: clock, wallClock: wallClock).descriptor(),
-      NavigationFeature(users: UsersFeature(backend: backend, clock: clock, wallClock: wallClock))
-        .descriptor(),
+      navigationDescriptor(NavigationFeature(users: users), backend: backend),
     ]
+  }
+
+  /// The `users` feature, whose stores hear the server's pushes (`remoteUserEdit`) for as long
+  /// as they exist, and check a list restored from the cache against the time to live as they
+  /// open, so the first `state/get` already says whether it is stale.
+  static func usersDescriptor(_ users: UsersFeature, backend: Backend) -> FeatureDescriptor {
+    var descriptor = users.descriptor()
+    let makeStore = descriptor.makeStore
+    descriptor.makeStore = { id, initial, restoring throws(ActionError) in
+      let store = try makeStore(id, initial, restoring)
+      if let store = store as? Store<UsersFeature> {
+        // Reduced before the server attaches its observer: the store opens at the version
+        // after it, with nothing published that a client could have missed.
+        if restoring != nil { store.send(.restored) }
+        backend.observeUsers { [weak store] user in
+          guard let store else { return false }
+          store.send(.serverChanged(user: user))
+          return true
+        }
+      }
+      return store
+    }
+    return descriptor
+  }
+
+  /// The `navigation` feature, whose embedded users list hears the server's pushes too.
+  static func navigationDescriptor(_ navigation: NavigationFeature, backend: Backend)
+    -> FeatureDescriptor
+  {
+    var descriptor = navigation.descriptor()
+    let makeStore = descriptor.makeStore
+    descriptor.makeStore = { id, initial, restoring throws(ActionError) in
+      let store = try makeStore(id, initial, restoring)
+      if let store = store as? Store<NavigationFeature> {
+        backend.observeUsers { [weak store] user in
+          guard let store else { return false }
+          store.send(.users(action: ChildAction(.serverChanged(user: user))))
+          return true
+        }
+      }
+      return store
+    }
+    return descriptor
   }
 
   /// The `backend` feature, whose stores follow the actor: each store made subscribes to the

@@ -9,6 +9,7 @@ struct Options: Sendable {
   var seed = Backend.defaultSeed
   var latencyMs = 50
   var failRate = 0.0
+  var usersTimeToLive = UsersFeature.defaultTimeToLive
 }
 
 let flags =
@@ -30,6 +31,12 @@ let flags =
         throw UsageError("option '--fail-rate' expects a number from 0 to 1, got '\(value)'")
       }
       options.failRate = rate
+    },
+    Flag<Options>(
+      "--users-ttl", value: "SECONDS",
+      help: "how long a loaded users list stays fresh (default 300)"
+    ) { (options, value) throws(UsageError) in
+      options.usersTimeToLive = try FlagValue.seconds(value, of: "--users-ttl")
     },
   ]
 
@@ -63,7 +70,8 @@ case .run(let options):
   let stateDirectory =
     options.server.ephemeral
     ? nil : (options.server.stateDirectory ?? Persistence.defaultDirectory())
-  let features = Features.all(backend: backend, clock: clock)
+  let features = Features.all(
+    backend: backend, clock: clock, usersTimeToLive: options.usersTimeToLive)
   let schemaVersions = Dictionary(
     features.map { ($0.name, $0.schemaVersion) }, uniquingKeysWith: { first, _ in first })
   let log = options.server.log

@@ -20,12 +20,40 @@ import Testing
     #expect((status.online, status.latencyMs, status.failRate) == (false, 0, 0.5))
   }
 
+  @Test func theFallbacksSwitchesChangeTheViewAndTheActor() async {
+    let backend = testBackend(clock: clock)
+    let store = TestStore(
+      feature: BackendFeature(backend: backend, initial: backend.initialStatus))
+    await store.send(.setFallbackOnline(online: false)) { $0.fallback.online = false }
+    await store.send(.setFallbackFailRate(rate: 0.75)) { $0.fallback.failRate = 0.75 }
+    await store.finish()
+    let status = await backend.currentStatus
+    #expect(status.fallback == FallbackStatus(online: false, failRate: 0.75))
+    #expect(status.online && status.failRate == 0)
+  }
+
+  @Test func aRemoteEditOfAnUnknownUserToasts() async {
+    let backend = testBackend(clock: clock)
+    let store = TestStore(
+      feature: BackendFeature(backend: backend, initial: backend.initialStatus))
+    await store.send(.remoteUserEdit(id: 999, name: "Ghost"))
+    await store.receive(.remoteUserEditMissed(id: 999))
+    store.receiveEvents([["type": "toast", "message": "The server has no user 999."]])
+    await store.send(.remoteUserEdit(id: 42, name: "Known"))
+    await store.finish()
+  }
+
   @Test func outOfRangeSettingsAreRefused() {
     let backend = testBackend(clock: clock)
     let feature = BackendFeature(backend: backend, initial: backend.initialStatus)
     #expect(refusal(of: ["type": "setLatency", "ms": -1], by: feature)?.pointer == "/ms")
     #expect(refusal(of: ["type": "setFailRate", "rate": 1.5], by: feature)?.pointer == "/rate")
     #expect(refusal(of: ["type": "statusChanged"], by: feature) != nil)
+    #expect(
+      refusal(of: ["type": "setFallbackFailRate", "rate": -1], by: feature)?.pointer == "/rate")
+    #expect(
+      refusal(of: ["type": "remoteUserEdit", "id": 1, "name": ""], by: feature)?.pointer
+        == "/name")
   }
 
   @Test func aRemoteEditOfAnUnknownNoteToasts() async {

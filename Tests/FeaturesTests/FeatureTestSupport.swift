@@ -3,10 +3,15 @@ import Foundation
 import JSON
 import StateKit
 import StateKitTesting
+import Synchronization
 
 /// A wall clock stopped at one instant, so timestamps in expected states are known.
 let fixedWallClock = WallClock { Date(timeIntervalSince1970: 1_800_000_000) }
 let fixedTimestamp = fixedWallClock.timestamp()
+/// A users list loaded at `fixedTimestamp`: fresh for the default 5 minutes (written out, not
+/// computed by the code under test).
+let freshLoad = LoadState(
+  status: .loaded, lastUpdated: fixedTimestamp, expiresAt: "2027-01-15T08:05:00.000Z")
 
 /// A backend on `clock` with the default 50 ms latency.
 func testBackend(clock: TestClock, failRate: Double = 0, seed: UInt64 = 1) -> Backend {
@@ -62,5 +67,17 @@ extension TestClock {
     let deadline = ContinuousClock.now.advanced(by: limit)
     while sleeperCount < sleepers && ContinuousClock.now < deadline { await Task.yield() }
     await advance(by: duration)
+  }
+}
+
+/// A wall clock a test moves by hand, starting at `fixedWallClock`'s instant: for ages and
+/// times to live.
+final class MovableWallClock: Sendable {
+  private let date = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
+
+  var wallClock: WallClock { WallClock { self.date.withLock { $0 } } }
+
+  func advance(bySeconds seconds: TimeInterval) {
+    date.withLock { $0 = $0.addingTimeInterval(seconds) }
   }
 }

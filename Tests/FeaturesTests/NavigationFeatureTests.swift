@@ -35,8 +35,9 @@ import Testing
     }
     #expect(store.state.path.isEmpty)  // not before the user exists
     await clock.advance(by: .milliseconds(50), once: 1)
-    await store.receive(users(.loaded(users: all))) {
-      $0.users.load = LoadState(status: .loaded, lastUpdated: fixedTimestamp)
+    await store.receive(users(.loaded(users: all, source: .network))) {
+      $0.users.load = freshLoad
+      $0.users.source = .network
       $0.users.users = IdentifiedArray(all)
       $0.users.results = IdentifiedArray(all)
       $0.pendingUserId = nil

@@ -20,21 +20,24 @@ import Testing
 
   @Test func loadShowsTheBackendsUsers() async {
     let users = await sampleUsers()
-    let store = TestStore(feature: feature(testBackend(clock: clock)))
+    let backend = testBackend(clock: clock)
+    let store = TestStore(feature: feature(backend))
     await store.send(.load) { $0.load.status = .loading }
     await clock.advance(by: .milliseconds(50), once: 1)
-    await store.receive(.loaded(users: users)) {
-      $0.load = LoadState(status: .loaded, lastUpdated: fixedTimestamp)
+    await store.receive(.loaded(users: users, source: .network)) {
+      $0.load = freshLoad
+      $0.source = .network
       $0.users = IdentifiedArray(users)
       $0.results = IdentifiedArray(users)
     }
-    await store.send(.load)  // already loaded: nothing to do
+    await store.send(.load)  // already loaded from the network, and fresh: nothing to do
+    #expect(await backend.currentStatus.requests == ["listUsers": 1])  // no fallback
     await store.finish()
   }
 
   @Test func aFailedLoadIsRetriedThreeTimesThenFailsRecoverablyKeepingStaleUsers() async {
     let users = Array(await sampleUsers().prefix(3))
-    let backend = testBackend(clock: clock, failRate: 1)
+    let backend = testBackend(clock: clock, failRate: 1)  // the fallback fails too
     let store = TestStore(feature: feature(backend), initialState: loadedState(users))
     await store.send(.refresh) { $0.load.status = .loading }
     await clock.run(until: store)
@@ -47,7 +50,9 @@ import Testing
       $0.load.isStale = true
     }
     #expect(await backend.currentStatus.requests["listUsers"] == 4)
-    #expect(clock.now.offset == .milliseconds(4 * 50 + 200 + 400 + 800))
+    #expect(await backend.currentStatus.requests["listUsersFallback"] == 1)
+    // 4 primary attempts of 50 ms, waits of 200 + 400 + 800 ms, 50 ms for the fallback.
+    #expect(clock.now.offset == .milliseconds(1_650))
     await store.finish()
   }
 
@@ -63,8 +68,9 @@ import Testing
       $0.load.error = nil
     }
     await clock.advance(by: .milliseconds(50), once: 1)
-    await store.receive(.loaded(users: users)) {
-      $0.load = LoadState(status: .loaded, lastUpdated: fixedTimestamp)
+    await store.receive(.loaded(users: users, source: .network)) {
+      $0.load = freshLoad
+      $0.source = .network
       $0.users = IdentifiedArray(users)
       $0.results = IdentifiedArray(users)
     }
@@ -74,8 +80,9 @@ import Testing
 
   @Test func anEmptyListIsLoadedNotFailed() async {
     let store = TestStore(feature: feature(testBackend(clock: clock)))
-    await store.send(.loaded(users: [])) {
-      $0.load = LoadState(status: .loaded, lastUpdated: fixedTimestamp)
+    await store.send(.loaded(users: [], source: .network)) {
+      $0.load = freshLoad
+      $0.source = .network
     }
     await store.finish()
   }
@@ -89,8 +96,9 @@ import Testing
     await store.send(.refresh)
     await clock.advance(by: .milliseconds(100), once: 1)
     // One answer only: the first load was cancelled mid-flight.
-    await store.receive(.loaded(users: users)) {
-      $0.load = LoadState(status: .loaded, lastUpdated: fixedTimestamp)
+    await store.receive(.loaded(users: users, source: .network)) {
+      $0.load = freshLoad
+      $0.source = .network
       $0.users = IdentifiedArray(users)
       $0.results = IdentifiedArray(users)
     }

@@ -1,7 +1,8 @@
 import Synchronization
 
 /// The simulated server every reference feature talks to: users, coupons, profiles and notes,
-/// with latency on an injected clock and failures drawn from a seeded generator.
+/// with latency on an injected clock and failures drawn from a seeded generator. Users are also
+/// served by a fallback endpoint (a read replica) with its own online and failure switches.
 ///
 /// Deterministic by construction: the failure of each call is drawn when the call arrives, so
 /// the same seed and the same order of calls give the same outcomes, and latency passes on the
@@ -15,6 +16,10 @@ public actor Backend {
   /// Called with the new status after every change (settings or request counts), on the main
   /// actor where stores live; returns false once the observer is gone, to be dropped.
   public typealias Observer = @MainActor @Sendable (BackendStatus) -> Bool
+  /// Called with a user's new server copy after an edit someone else made (`remoteUserEdit`),
+  /// on the main actor; returns false once the observer is gone, to be dropped. This is the
+  /// server's push channel: a client's own renames are answered, not pushed back to it.
+  public typealias UserObserver = @MainActor @Sendable (User) -> Bool
 
   private let clock: any Clock<Duration>
   private var random: SplitMix64
@@ -25,21 +30,27 @@ public actor Backend {
   /// Behind a lock rather than actor isolation so that `observe` can be synchronous: a store
   /// registered before the first request misses no count.
   private let observers = Mutex<[(id: Int, observer: Observer)]>([])
+  /// Behind a lock for the same reason: a users store subscribes as it is made.
+  private let userObservers = Mutex<[(id: Int, observer: UserObserver)]>([])
 
   /// The status this backend started with (its command-line settings), known without
   /// awaiting the actor.
   public nonisolated let initialStatus: BackendStatus
 
   /// A backend with the given failure seed, latency and failure rate; latency passes on
-  /// `clock`.
+  /// `clock`. The fallback endpoint starts online with `fallbackFailRate`, by default the same
+  /// rate as the primary (one flaky network); each has its own switches afterwards.
   public init(
     seed: UInt64 = Backend.defaultSeed, latencyMs: Int = 50, failRate: Double = 0,
-    clock: any Clock<Duration>
+    fallbackFailRate: Double? = nil, clock: any Clock<Duration>
   ) {
     self.clock = clock
     random = SplitMix64(seed: seed)
+    let rate = min(1, max(0, failRate))
     status = BackendStatus(
-      online: true, latencyMs: max(0, latencyMs), failRate: min(1, max(0, failRate)))
+      online: true, latencyMs: max(0, latencyMs), failRate: rate,
+      fallback: FallbackStatus(
+        online: true, failRate: fallbackFailRate.map { min(1, max(0, $0)) } ?? rate))
     initialStatus = status
     users = SampleUsers.make()
   }
@@ -57,7 +68,14 @@ public actor Backend {
     observers.withLock { list in list.append(((list.last?.id ?? 0) + 1, observer)) }
   }
 
-  /// Goes offline (every call fails at once with `.offline`) or back online.
+  /// Calls `observer` with each user that someone else edits (`remoteUserEdit`) from now on,
+  /// until it returns false.
+  public nonisolated func observeUsers(_ observer: @escaping UserObserver) {
+    userObservers.withLock { list in list.append(((list.last?.id ?? 0) + 1, observer)) }
+  }
+
+  /// Takes the primary endpoint offline (every call to it fails at once with `.offline`) or
+  /// back online. The fallback endpoint has its own switch.
   public func setOnline(_ online: Bool) async {
     status.online = online
     await publish()
@@ -75,6 +93,34 @@ public actor Backend {
     await publish()
   }
 
+  /// Takes the fallback endpoint offline or back online.
+  public func setFallbackOnline(_ online: Bool) async {
+    status.fallback.online = online
+    await publish()
+  }
+
+  /// Sets the share of the fallback endpoint's calls that fail with `.network`, clamped to
+  /// 0...1.
+  public func setFallbackFailRate(_ rate: Double) async {
+    status.fallback.failRate = min(1, max(0, rate))
+    await publish()
+  }
+
+  /// Renames a user on the server behind the client's back (another device's edit): the
+  /// user's version goes up by one and the new copy is pushed to every user observer before
+  /// this returns. Returns nil for an unknown user.
+  @discardableResult
+  public func remoteUserEdit(id: Int, name: String) async -> User? {
+    guard let index = users.firstIndex(where: { $0.id == id }) else { return nil }
+    users[index].name = name
+    users[index].version = users[index].version.saturatingAdding(1)
+    let user = users[index]
+    for (id, observer) in userObservers.withLock({ $0 }) where await !observer(user) {
+      userObservers.withLock { list in list.removeAll { $0.id == id } }
+    }
+    return user
+  }
+
   /// Changes the server's copy of a note behind the client's back, to provoke a conflict.
   /// `noteId` is the client's note id or its `serverId`. Returns false for an unknown note.
   @discardableResult
@@ -87,6 +133,30 @@ public actor Backend {
   /// Every user, in id order.
   public func listUsers() async throws -> [User] {
     try await call("listUsers") { users }
+  }
+
+  /// Every user, in id order, from the fallback endpoint (counted as `listUsersFallback`): the
+  /// same data as the primary, reached through its own online and failure switches.
+  public func listUsersFromFallback() async throws -> [User] {
+    try await call("listUsersFallback", endpoint: .fallback) { users }
+  }
+
+  /// Renames user `id` if the server's copy is still at `baseVersion`, and returns the new
+  /// copy (its version one higher). Refuses with `.conflict` (the server's name and version)
+  /// when someone else changed the user since, so an edit never overwrites one it has not
+  /// seen; `.notFound` when there is no such user.
+  public func renameUser(id: Int, name: String, baseVersion: Int) async throws -> User {
+    try await call("renameUser") { () throws(BackendError) in
+      guard let index = users.firstIndex(where: { $0.id == id }) else {
+        throw BackendError.notFound
+      }
+      guard users[index].version == baseVersion else {
+        throw BackendError.conflict(serverText: users[index].name, revision: users[index].version)
+      }
+      users[index].name = name
+      users[index].version = users[index].version.saturatingAdding(1)
+      return users[index]
+    }
   }
 
   /// Users whose name or email contains `query`, case-insensitively.
@@ -140,15 +210,22 @@ public actor Backend {
 
   // MARK: Transport
 
-  /// One round trip: refused at once when offline; otherwise counted, its failure drawn and
-  /// its work done on arrival (so outcomes follow arrival order), then the reply takes
-  /// `latencyMs` on the clock. Cancellation during the wait throws `CancellationError`.
+  /// Which switches a call goes through.
+  private enum Endpoint { case primary, fallback }
+
+  /// One round trip: refused at once when its endpoint is offline; otherwise counted, its
+  /// failure drawn and its work done on arrival (so outcomes follow arrival order), then the
+  /// reply takes `latencyMs` on the clock. Cancellation during the wait throws
+  /// `CancellationError`.
   private func call<T: Sendable>(
-    _ endpoint: String, _ work: () throws(BackendError) -> T
+    _ name: String, endpoint: Endpoint = .primary, _ work: () throws(BackendError) -> T
   ) async throws -> T {
-    guard status.online else { throw BackendError.offline }
-    status.requests[endpoint, default: 0] += 1
-    let failed = random.nextDouble() < status.failRate
+    let (online, failRate) =
+      endpoint == .primary
+      ? (status.online, status.failRate) : (status.fallback.online, status.fallback.failRate)
+    guard online else { throw BackendError.offline }
+    status.requests[name, default: 0] += 1
+    let failed = random.nextDouble() < failRate
     let outcome: Result<T, BackendError>
     if failed {
       outcome = .failure(.network)

@@ -1,7 +1,9 @@
+import Foundation
 import StateKit
 
 /// The simulated backend, steerable through the protocol: go offline, slow down, fail at a
-/// rate, or change a note on the server to provoke a conflict. Its view also counts the calls
+/// rate (the fallback endpoint has its own switches), or change a note or a user on the server
+/// to provoke a conflict. Its view also counts the calls
 /// each endpoint received, so a test can check that a debounced search sent one request.
 ///
 /// The published status follows the `Backend` actor: `Features.all` subscribes the store to
@@ -15,21 +17,32 @@ public struct BackendFeature: Feature {
     case setOnline(online: Bool)
     case setLatency(ms: Int)
     case setFailRate(rate: Double)
+    /// Takes the fallback endpoint (the users list's second source) offline or back online.
+    case setFallbackOnline(online: Bool)
+    case setFallbackFailRate(rate: Double)
     /// Changes the server's copy of note `noteId` (its id or its `serverId`) to `text`.
     case remoteEdit(noteId: String, text: String)
+    /// Renames user `id` on the server (another device's edit): its version goes up and the
+    /// new copy is pushed to the users stores.
+    case remoteUserEdit(id: Int, name: String)
     /// The backend's status changed (a request arrived, a setting changed). Internal.
     case statusChanged(status: BackendStatus)
     /// `remoteEdit` found no such note on the server. Internal.
     case remoteEditMissed(noteId: String)
+    /// `remoteUserEdit` found no such user on the server. Internal.
+    case remoteUserEditMissed(id: Int)
   }
 
-  /// `toast` when a `remoteEdit` found no note.
+  /// `toast` when a `remoteEdit` found no note or a `remoteUserEdit` no user.
   public enum Event: Codable, Equatable, Sendable {
     case toast(message: String)
   }
 
   public static let name = "backend"
-  public static let publicActions = ["setOnline", "setLatency", "setFailRate", "remoteEdit"]
+  public static let publicActions = [
+    "setOnline", "setLatency", "setFailRate", "setFallbackOnline", "setFallbackFailRate",
+    "remoteEdit", "remoteUserEdit",
+  ]
   public static let eventNames = ["toast"]
 
   let backend: Backend
@@ -49,9 +62,12 @@ public struct BackendFeature: Feature {
     case .setLatency(let ms) where ms < 0 || ms > 60_000:
       throw ActionValidationError(
         pointer: "/ms", reason: "expected a latency in milliseconds from 0 to 60000, got \(ms)")
-    case .setFailRate(let rate) where !(0...1).contains(rate):
+    case .setFailRate(let rate) where !(0...1).contains(rate),
+      .setFallbackFailRate(let rate) where !(0...1).contains(rate):
       throw ActionValidationError(
         pointer: "/rate", reason: "expected a failure rate from 0 to 1, got \(rate)")
+    case .remoteUserEdit(_, let name) where name.trimmingCharacters(in: .whitespaces).isEmpty:
+      throw ActionValidationError(pointer: "/name", reason: "expected a non-blank name")
     default:
       return
     }
@@ -68,6 +84,18 @@ public struct BackendFeature: Feature {
     case .setFailRate(let rate):
       state.failRate = rate
       return .run { [backend] _ in await backend.setFailRate(rate) }
+    case .setFallbackOnline(let online):
+      state.fallback.online = online
+      return .run { [backend] _ in await backend.setFallbackOnline(online) }
+    case .setFallbackFailRate(let rate):
+      state.fallback.failRate = rate
+      return .run { [backend] _ in await backend.setFallbackFailRate(rate) }
+    case .remoteUserEdit(let id, let name):
+      return .run { [backend] send in
+        if await backend.remoteUserEdit(id: id, name: name) == nil {
+          await send(.remoteUserEditMissed(id: id))
+        }
+      }
     case .remoteEdit(let noteId, let text):
       return .run { [backend] send in
         if await !backend.remoteEdit(noteId: noteId, text: text) {
@@ -79,6 +107,8 @@ public struct BackendFeature: Feature {
       return .none
     case .remoteEditMissed(let noteId):
       return .emit(.toast(message: "The server has no note \(noteId)."))
+    case .remoteUserEditMissed(let id):
+      return .emit(.toast(message: "The server has no user \(id)."))
     }
   }
 }

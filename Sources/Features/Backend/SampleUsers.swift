@@ -19,7 +19,7 @@ enum SampleUsers {
       let last = lastNames[((id - 1) * 7) % lastNames.count]
       return User(
         id: id, name: "\(first) \(last)",
-        email: "\(first.lowercased()).\(last.lowercased())@example.com")
+        email: "\(first.lowercased()).\(last.lowercased())@example.com", version: 1)
     }
   }
 }

@@ -1,10 +1,11 @@
 /// Where a list stands with the server: never loaded, loading, loaded, or failed, with the
-/// time of the last good load and whether what is shown is older than a failed refresh.
+/// time of the last good load, when it turns stale, and whether what is shown may be out of
+/// date (older than its time to live, or a later load failed).
 ///
 /// An empty list is `loaded`, not `failed`: "nothing there" and "could not ask" are different.
 public struct LoadState: Codable, Equatable, Sendable {
   /// Where the load stands.
-  public enum Status: String, CaseIterable, Codable, Sendable {
+  public enum Status: String, Codable, Sendable, CaseIterable {
     case idle, loading, loaded, failed
   }
 
@@ -26,19 +27,23 @@ public struct LoadState: Codable, Equatable, Sendable {
   public var status: Status
   /// The last failure while `failed`; `null` otherwise.
   public var error: Failure?
-  /// ISO 8601 time of the last successful load.
+  /// ISO 8601 time of the last successful load (the cached list's fetch time).
   public var lastUpdated: String?
-  /// True when the list shown is the last good one and a later load failed.
+  /// ISO 8601 time at which the list turns stale: `lastUpdated` plus the time to live.
+  public var expiresAt: String?
+  /// True when the list shown may be out of date: it is past `expiresAt` (checked when the
+  /// store starts and at each `load`), or a later load failed and this is the last good one.
   public var isStale: Bool
 
   /// A load state; idle by default.
   public init(
     status: Status = .idle, error: Failure? = nil, lastUpdated: String? = nil,
-    isStale: Bool = false
+    expiresAt: String? = nil, isStale: Bool = false
   ) {
     self.status = status
     self.error = error
     self.lastUpdated = lastUpdated
+    self.expiresAt = expiresAt
     self.isStale = isStale
   }
 }

@@ -1,37 +1,51 @@
 import Foundation
 import StateKit
 
-/// A directory of people from the backend: load with retries, debounced search whose stale
-/// replies never land, selection, refresh and delete.
+/// A directory of people from the backend: start from the cache and revalidate, load with
+/// retries and a fallback source, debounced search whose stale replies never land, selection,
+/// refresh, delete, and local renames reconciled with the server by version.
 ///
-/// Rules worth copying: a failed load is retried 3 times with backoff and then shows a safe,
-/// recoverable message while keeping the last good list marked stale; `refresh` cancels a
-/// load in flight; a reply for an older query is dropped (cancelled, and checked against the
-/// current query); `delete` updates users, results and selection in one step.
+/// Rules worth copying: the list is persisted with its fetch time, so a restart shows it at
+/// once (`source: cache`), marked stale past its time to live, and `load` revalidates it
+/// without blanking it; a failed load is retried 3 times with backoff, then the fallback
+/// endpoint is tried, and only then a safe, recoverable message shows while the last good list
+/// stays, marked stale; `refresh` cancels a load in flight; a reply for an older query is
+/// dropped; `delete` updates users, results and selection in one step. Server copies, local
+/// renames and the cache are reconciled per user by version (`UsersFeature+Edits.swift`).
 public struct UsersFeature: Feature {
   public static let name = "users"
   public static let publicActions = [
-    "load", "refresh", "retry", "search", "select", "deselect", "delete",
+    "load", "refresh", "retry", "search", "select", "deselect", "delete", "rename",
+    "resolveConflict",
   ]
+  public static let isPersistent = true
+  /// 2: users carry their server version, and the state its source and local edits. Version 1
+  /// snapshots (stores opened with `persist: true` before) are set aside, not misread.
+  public static let schemaVersion = 2
 
   /// How long the search box must be quiet before a search is sent.
   public static let searchDebounce = Duration.milliseconds(300)
+  /// How long a loaded list counts as fresh, unless the feature is given another.
+  public static let defaultTimeToLive = Duration.seconds(300)
 
   let backend: Backend
   let clock: any Clock<Duration>
   let wallClock: WallClock
   let backoff: Backoff
+  let timeToLive: Duration
 
-  /// Users from `backend`; debounce and retries wait on `clock`, `lastUpdated` reads
-  /// `wallClock`.
+  /// Users from `backend`; debounce and retries wait on `clock`, `lastUpdated` and the age of
+  /// the cached list read `wallClock`; a list older than `timeToLive` is stale.
   public init(
     backend: Backend, clock: any Clock<Duration>, wallClock: WallClock = .system,
-    backoff: Backoff = Backoff(base: .milliseconds(200), retries: 3)
+    backoff: Backoff = Backoff(base: .milliseconds(200), retries: 3),
+    timeToLive: Duration = UsersFeature.defaultTimeToLive
   ) {
     self.backend = backend
     self.clock = clock
     self.wallClock = wallClock
     self.backoff = backoff
+    self.timeToLive = timeToLive
   }
 
   enum CancelID { case load, search }
@@ -40,11 +54,26 @@ public struct UsersFeature: Feature {
 
   public func view(of state: State) -> View { View(state) }
 
+  public func validate(_ action: Action) throws(ActionValidationError) {
+    if case .rename(_, let name) = action, Self.trimmed(name).isEmpty {
+      throw ActionValidationError(pointer: "/name", reason: "expected a non-blank name")
+    }
+  }
+
   public func reduce(into state: inout State, action: Action) -> Effect<Action, Never> {
     switch action {
     case .load:
-      guard state.load.status == .idle || state.load.status == .failed else { return .none }
-      return startLoad(&state)
+      switch state.load.status {
+      case .idle, .failed:
+        return startLoad(&state)
+      case .loading:
+        return .none
+      case .loaded:
+        // Stale-while-revalidate: a cached or expired list stays on screen while it reloads.
+        markStaleIfExpired(&state)
+        guard state.source == .cache || state.load.isStale else { return .none }
+        return startLoad(&state)
+      }
 
     case .refresh:
       return startLoad(&state)
@@ -53,17 +82,25 @@ public struct UsersFeature: Feature {
       guard state.load.status == .failed else { return .none }
       return startLoad(&state)
 
-    case .loaded(let users):
-      state.users = IdentifiedArray(users)
-      state.load = LoadState(status: .loaded, lastUpdated: wallClock.timestamp())
+    case .restored:
+      refreshExpiry(&state)
+      markStaleIfExpired(&state)
+      return .none
+
+    case .loaded(let users, let source):
+      let now = wallClock.timestamp()
+      state.load = LoadState(status: .loaded, lastUpdated: now, expiresAt: expiry(of: now))
+      state.source = source
+      let send = merge(serverList: users, into: &state)
       if !Self.trimmed(state.query).isEmpty {
         // A search answered before this load may name users that are gone now.
-        state.results = IdentifiedArray(state.results.filter { state.users[id: $0.id] != nil })
+        state.results = IdentifiedArray(
+          state.results.compactMap { state.users[id: $0.id] })
       } else {
         state.results = state.users
       }
       if let id = state.selectedId, state.users[id: id] == nil { state.selectedId = nil }
-      return .none
+      return send
 
     case .loadFailed(let message, let recoverable):
       state.load.status = .failed
@@ -94,7 +131,9 @@ public struct UsersFeature: Feature {
       guard query == state.query else { return .none }
       state.searching = false
       let known = state.load.status == .loaded || state.load.isStale
-      state.results = IdentifiedArray(users.filter { !known || state.users[id: $0.id] != nil })
+      // Known users show as the list holds them: local renames applied, one copy per user.
+      state.results = IdentifiedArray(
+        users.compactMap { known ? state.users[id: $0.id] : $0 })
       return .none
 
     case .searchFailed(let query):
@@ -117,6 +156,7 @@ public struct UsersFeature: Feature {
       guard state.users[id: id] != nil || state.results[id: id] != nil else { return .none }
       state.users.remove(id: id)
       state.results.remove(id: id)
+      state.edits.remove(id: id)
       if state.selectedId == id { state.selectedId = nil }
       return .run { [backend] _ in
         try await backend.deleteUser(id: id)
@@ -127,22 +167,44 @@ public struct UsersFeature: Feature {
 
     case .deleteFailed:
       return startLoad(&state)
-    }
-  }
 
-  private func startLoad(_ state: inout State) -> Effect<Action, Never> {
-    state.load.status = .loading
-    state.load.error = nil
-    return .run { [backend, clock, backoff] send in
-      let users = try await backoff.run(clock: clock) { try await backend.listUsers() }
-      await send(.loaded(users: users))
-    } catch: { error, send in
-      await send(
-        .loadFailed(
-          message: SafeMessage.describing(error, doing: "load users"),
-          recoverable: SafeMessage.isRecoverable(error)))
+    case .rename(let id, let name):
+      return rename(id: id, to: name, &state)
+
+    case .resolveConflict(let id, let keep):
+      return resolveConflict(id: id, keep: keep, &state)
+
+    case .serverChanged(let user):
+      // A push for a user not in the list (not loaded yet, or deleted here) waits for a load.
+      guard state.users[id: user.id] != nil else { return .none }
+      reconcile(serverCopy: user, &state)
+      return .none
+
+    case .renamed(let id, let name, let baseVersion, let user):
+      return renamed(id: id, name: name, baseVersion: baseVersion, user: user, &state)
+
+    case .renameConflicted(let id, let baseVersion, let serverName, let serverVersion):
+      guard var server = state.users[id: id] else { return .none }
+      server.name = serverName
+      server.version = serverVersion
+      if state.edits[id: id]?.baseVersion == baseVersion {
+        state.edits.modify(id: id) { if $0.status == .sending { $0.status = .pending } }
+      }
+      reconcile(serverCopy: server, &state)
+      return .none
+
+    case .renameFailed(let id, let baseVersion, let gone):
+      guard let edit = state.edits[id: id], edit.baseVersion == baseVersion,
+        edit.status == .sending
+      else { return .none }
+      if gone {
+        // Deleted on the server: nothing left to rename, and the next load drops the user.
+        state.edits.remove(id: id)
+      } else {
+        state.edits.modify(id: id) { $0.status = .pending }
+      }
+      return .none
     }
-    .cancellable(id: CancelID.load, cancelInFlight: true)
   }
 
   static func trimmed(_ text: String) -> String {
