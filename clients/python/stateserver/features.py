@@ -7,10 +7,16 @@ from typing import Any, Dict, List, Literal, NoReturn, Optional, TypedDict, Unio
 from stateserver.client import Client
 from stateserver.typed import TypedStore
 
+class BackendStateFallback(TypedDict):
+    online: bool
+    failRate: float
+
+
 class BackendState(TypedDict):
     online: bool
     latencyMs: int
     failRate: float
+    fallback: BackendStateFallback
     requests: Dict[str, int]
 
 
@@ -29,10 +35,26 @@ class BackendSetFailRateAction(TypedDict):
     rate: float
 
 
+class BackendSetFallbackOnlineAction(TypedDict):
+    type: Literal["setFallbackOnline"]
+    online: bool
+
+
+class BackendSetFallbackFailRateAction(TypedDict):
+    type: Literal["setFallbackFailRate"]
+    rate: float
+
+
 class BackendRemoteEditAction(TypedDict):
     type: Literal["remoteEdit"]
     noteId: str
     text: str
+
+
+class BackendRemoteUserEditAction(TypedDict):
+    type: Literal["remoteUserEdit"]
+    id: int
+    name: str
 
 
 class BackendToastEvent(TypedDict):
@@ -75,6 +97,7 @@ class UsersStateLoad(TypedDict):
     status: Literal["idle", "loading", "loaded", "failed"]
     error: Optional[UsersStateLoadError]
     lastUpdated: Optional[str]
+    expiresAt: Optional[str]
     isStale: bool
 
 
@@ -82,16 +105,28 @@ class UsersStateUsersItem(TypedDict):
     id: int
     name: str
     email: str
+    version: int
+
+
+class UsersStateEditsItem(TypedDict):
+    id: int
+    name: str
+    baseVersion: int
+    status: Literal["pending", "sending", "conflict"]
+    serverName: Optional[str]
+    serverVersion: Optional[int]
 
 
 class UsersState(TypedDict):
     load: UsersStateLoad
+    source: Optional[Literal["network", "fallback", "cache"]]
     users: List[UsersStateUsersItem]
     query: str
     results: List[UsersStateUsersItem]
     searching: bool
     selectedId: Optional[int]
     selected: Optional[UsersStateUsersItem]
+    edits: List[UsersStateEditsItem]
 
 
 class UsersLoadAction(TypedDict):
@@ -123,6 +158,18 @@ class UsersDeselectAction(TypedDict):
 class UsersDeleteAction(TypedDict):
     type: Literal["delete"]
     id: int
+
+
+class UsersRenameAction(TypedDict):
+    type: Literal["rename"]
+    id: int
+    name: str
+
+
+class UsersResolveConflictAction(TypedDict):
+    type: Literal["resolveConflict"]
+    id: int
+    keep: Literal["local", "server"]
 
 
 class CartStateItemsItem(TypedDict):
@@ -292,7 +339,7 @@ class NavigationOpenURLAction(TypedDict):
 
 class NavigationUsersAction(TypedDict):
     type: Literal["users"]
-    action: Union[UsersLoadAction, UsersRefreshAction, UsersRetryAction, UsersSearchAction, UsersSelectAction, UsersDeselectAction, UsersDeleteAction]
+    action: Union[UsersLoadAction, UsersRefreshAction, UsersRetryAction, UsersSearchAction, UsersSelectAction, UsersDeselectAction, UsersDeleteAction, UsersRenameAction, UsersResolveConflictAction]
 
 
 class NavigationToastEvent(TypedDict):
@@ -306,7 +353,10 @@ BackendAction = Union[
     BackendSetOnlineAction,
     BackendSetLatencyAction,
     BackendSetFailRateAction,
+    BackendSetFallbackOnlineAction,
+    BackendSetFallbackFailRateAction,
     BackendRemoteEditAction,
+    BackendRemoteUserEditAction,
 ]
 BackendEvent = BackendToastEvent
 
@@ -331,6 +381,8 @@ UsersAction = Union[
     UsersSelectAction,
     UsersDeselectAction,
     UsersDeleteAction,
+    UsersRenameAction,
+    UsersResolveConflictAction,
 ]
 UsersEvent = NoReturn
 

@@ -12,6 +12,10 @@ export type BackendState = {
   online: boolean;
   latencyMs: number;
   failRate: number;
+  fallback: {
+    online: boolean;
+    failRate: number;
+  };
   requests: { [key: string]: number };
 };
 /** `backend` action `setOnline`. */
@@ -29,18 +33,37 @@ export type BackendSetFailRateAction = {
   type: "setFailRate";
   rate: number;
 };
+/** `backend` action `setFallbackOnline`. */
+export type BackendSetFallbackOnlineAction = {
+  type: "setFallbackOnline";
+  online: boolean;
+};
+/** `backend` action `setFallbackFailRate`. */
+export type BackendSetFallbackFailRateAction = {
+  type: "setFallbackFailRate";
+  rate: number;
+};
 /** `backend` action `remoteEdit`. */
 export type BackendRemoteEditAction = {
   type: "remoteEdit";
   noteId: string;
   text: string;
 };
+/** `backend` action `remoteUserEdit`. */
+export type BackendRemoteUserEditAction = {
+  type: "remoteUserEdit";
+  id: number;
+  name: string;
+};
 /** Every `backend` action, discriminated by `type`. */
 export type BackendAction = 
   | BackendSetOnlineAction
   | BackendSetLatencyAction
   | BackendSetFailRateAction
-  | BackendRemoteEditAction;
+  | BackendSetFallbackOnlineAction
+  | BackendSetFallbackFailRateAction
+  | BackendRemoteEditAction
+  | BackendRemoteUserEditAction;
 /** `backend` event `toast`. */
 export type BackendToastEvent = {
   type: "toast";
@@ -98,18 +121,22 @@ export type UsersState = {
       recoverable: boolean;
     } | null;
     lastUpdated: string | null;
+    expiresAt: string | null;
     isStale: boolean;
   };
+  source: "network" | "fallback" | "cache" | null;
   users: {
     id: number;
     name: string;
     email: string;
+    version: number;
   }[];
   query: string;
   results: {
     id: number;
     name: string;
     email: string;
+    version: number;
   }[];
   searching: boolean;
   selectedId: number | null;
@@ -117,7 +144,16 @@ export type UsersState = {
     id: number;
     name: string;
     email: string;
+    version: number;
   } | null;
+  edits: {
+    id: number;
+    name: string;
+    baseVersion: number;
+    status: "pending" | "sending" | "conflict";
+    serverName: string | null;
+    serverVersion: number | null;
+  }[];
 };
 /** `users` action `load`. */
 export type UsersLoadAction = {
@@ -150,6 +186,18 @@ export type UsersDeleteAction = {
   type: "delete";
   id: number;
 };
+/** `users` action `rename`. */
+export type UsersRenameAction = {
+  type: "rename";
+  id: number;
+  name: string;
+};
+/** `users` action `resolveConflict`. */
+export type UsersResolveConflictAction = {
+  type: "resolveConflict";
+  id: number;
+  keep: "local" | "server";
+};
 /** Every `users` action, discriminated by `type`. */
 export type UsersAction = 
   | UsersLoadAction
@@ -158,7 +206,9 @@ export type UsersAction =
   | UsersSearchAction
   | UsersSelectAction
   | UsersDeselectAction
-  | UsersDeleteAction;
+  | UsersDeleteAction
+  | UsersRenameAction
+  | UsersResolveConflictAction;
 /** Every `users` event, discriminated by `type`. */
 export type UsersEvent = never;
 
@@ -332,18 +382,22 @@ export type NavigationState = {
         recoverable: boolean;
       } | null;
       lastUpdated: string | null;
+      expiresAt: string | null;
       isStale: boolean;
     };
+    source: "network" | "fallback" | "cache" | null;
     users: {
       id: number;
       name: string;
       email: string;
+      version: number;
     }[];
     query: string;
     results: {
       id: number;
       name: string;
       email: string;
+      version: number;
     }[];
     searching: boolean;
     selectedId: number | null;
@@ -351,7 +405,16 @@ export type NavigationState = {
       id: number;
       name: string;
       email: string;
+      version: number;
     } | null;
+    edits: {
+      id: number;
+      name: string;
+      baseVersion: number;
+      status: "pending" | "sending" | "conflict";
+      serverName: string | null;
+      serverVersion: number | null;
+    }[];
   };
   path: ({
     screen: "userDetail";
@@ -403,6 +466,14 @@ export type NavigationUsersAction = {
   } | {
     type: "delete";
     id: number;
+  } | {
+    type: "rename";
+    id: number;
+    name: string;
+  } | {
+    type: "resolveConflict";
+    id: number;
+    keep: "local" | "server";
   };
 };
 /** Every `navigation` action, discriminated by `type`. */
