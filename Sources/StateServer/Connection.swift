@@ -48,6 +48,10 @@ final class Connection {
   var shutdownReplies: [PendingReply] = []
   var stopped: CheckedContinuation<Int32, Never>?
   var exitCode: Int32?
+  /// The stdio client owns the process; an attached one ends alone (Connection+Attached).
+  var role = Role.owner
+  /// Every connection, when the server runs with more than one client possible (`--listen`).
+  weak var hub: Hub?
 
   init(registry: StoreRegistry, output: OutputQueue, options: ServerOptions, log: Log) {
     self.registry = registry
@@ -210,7 +214,9 @@ final class Connection {
     case "state/unsubscribe": return try unsubscribe(params)
     case "store/open": return try openStore(params)
     case "store/close": return try closeStore(params)
-    case "store/list": return .result(["stores": .array(registry.openStores.map(Self.summary))])
+    case "store/list":
+      return .result(
+        ["stores": .array(registry.openStores.map(Self.summary)), "attachedClients": attachedClients])
     case "features/list": return .result(["features": .array(registry.features.map(Self.describe))])
     case "initialize": return try initialize(params)
     case "rpc.discover": return .result(OpenRPC.document(features: registry.features))
@@ -231,7 +237,7 @@ final class Connection {
     do {
       // The store's observer queues the patch and events before `send` returns, so they are
       // written before the response queued below.
-      transaction = try store.send(wire: action, cause: id)
+      transaction = try store.send(wire: action, cause: storeCause(id))
     } catch {
       switch error {
       case .refused(let type, let reason): throw .actionRefused(type: type, reason: reason)
@@ -260,12 +266,13 @@ final class Connection {
   /// before its response: a client that subscribed to nothing still gets every `store/event`.
   func publish(_ publication: Publication, of store: any AnyStore) {
     let changed = publication.to != publication.from
-    if changed, registry.isPersistent(publication.store) {
+    if changed, role == .owner, registry.isPersistent(publication.store) {
       registry.persistence?.changed(storeID: publication.store)
     }
     let watching = subscriptions[publication.store] ?? []
     guard !watching.isEmpty || !publication.events.isEmpty else { return }
     if changed {
+      let cause = clientCause(publication.cause)
       for subscription in watching {
         let operations: [JSON]
         if subscription.path.isRoot {
@@ -281,7 +288,7 @@ final class Connection {
           .patch(
             PatchNotice(
               store: publication.store, path: subscription.pathText, from: subscription.version,
-              to: publication.to, operations: operations, cause: publication.cause)))
+              to: publication.to, operations: operations, cause: cause)))
         subscription.version = publication.to
       }
     }
@@ -347,6 +354,7 @@ final class Connection {
 
   /// Watches a new store: its publications go to `publish`.
   func attach(_ store: any AnyStore) {
+    if let hub { return hub.attach(store) }
     // Unowned, not weak (this runs once per reduced action): the store owns the closure, so
     // it is alive whenever the closure runs, and the connection lives as long as the process.
     store.observer = { [unowned self, unowned store] publication in

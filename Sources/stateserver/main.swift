@@ -38,6 +38,11 @@ let interface = CommandLineInterface(
   summary: "stateserver: a headless application core speaking JSON-RPC 2.0 (NDJSON) on stdio.",
   flags: flags)
 
+// `stateserver attach PATH` is a bridge to a running core, not a server of its own.
+if CommandLine.arguments.dropFirst().first == "attach" {
+  exit(AttachBridge.run(Array(CommandLine.arguments.dropFirst(2))))
+}
+
 switch interface.parse(CommandLine.arguments.dropFirst(), into: Options()) {
 case .print(let text):
   FileHandle.standardOutput.write(Data(text.utf8))

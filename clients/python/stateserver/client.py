@@ -75,6 +75,16 @@ class Client:
             stderr=stderr if stderr is not None else subprocess.PIPE, env=env, bufsize=0)
         return cls(process, on_line=on_line)
 
+    @classmethod
+    def attach(cls, path, command=None, env=None, stderr=None, on_line=None):
+        """Attaches to a running core started with `--listen PATH`, through
+        `stateserver attach PATH` (`command`: the stateserver program, by default
+        `$STATESERVER_BIN` or `stateserver`). The client works as with `spawn`; `close()` ends
+        only this connection, not the core."""
+        program = command if command is not None else os.environ.get("STATESERVER_BIN", "stateserver")
+        return cls.spawn([os.fspath(program), "attach", os.fspath(path)], env=env, stderr=stderr,
+                         on_line=on_line)
+
     def __enter__(self):
         return self
 

@@ -138,6 +138,14 @@ export const STDERR_TAIL_BYTES: number;
 /** Starts a stateserver process. */
 export function spawn(options?: SpawnOptions): Client;
 
+export interface ConnectOptions extends Omit<SpawnOptions, 'args'> {
+  /** The socket of a core started with `--listen`. */
+  path: string;
+}
+
+/** Attaches to a running stateserver's `--listen` socket (through `stateserver attach`). */
+export function connect(options: ConnectOptions): Client;
+
 /** One stateserver process and its JSON-RPC connection. */
 export class Client {
   constructor(child: ChildProcess, options?: { timeoutMs?: number; name?: string });
