@@ -24,14 +24,16 @@ extension Connection {
   /// The `cause` this client sees in a patch: its own request id, or none for a change another
   /// client caused.
   func clientCause(_ cause: JSON?) -> JSON? {
-    guard let cause else { return nil }
+    // `.none`, never `nil` alone: JSON is expressible by `nil` too, and that would be `null`.
+    guard let cause else { return .none }
     if case .object(let tagged) = cause {
       guard case .attached(let number) = role, tagged["client"] == .integer(number) else {
-        return nil
+        return .none
       }
       return tagged["id"]
     }
-    return role == .owner ? cause : nil
+    guard role == .owner else { return .none }
+    return cause
   }
 
   /// Starts watching a store: at its root when the client subscribes to everything.
