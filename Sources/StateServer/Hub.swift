@@ -82,7 +82,9 @@ final class Hub {
     connections.append(connection)
     peers[ObjectIdentifier(connection)] = peer
     log.info("client attached", ["clients": String(peers.count)])
-    StdoutWriter(fd: fd, queue: queue, log: log).start()
+    StdoutWriter(fd: fd, queue: queue, log: log) { [log] code in
+      log.info("an attached client stopped reading; its output is discarded", ["errno": String(code)])
+    }.start()
     LineReader(
       fd: fd, maxMessageBytes: options.maxMessageBytes, inbox: inbox, output: queue,
       onEnd: { Task { @MainActor in peer.readerEnded.open() } }
