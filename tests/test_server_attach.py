@@ -428,3 +428,24 @@ def test_help_lists_listen_and_attach(stateserver_bin):
     text = subprocess.run([stateserver_bin, "--help"], capture_output=True, text=True,
                           timeout=BOUND).stdout
     assert "--listen [PATH]" in text and "stateserver attach PATH" in text
+
+
+def test_an_attached_client_that_never_reads_events_is_cut_off(spawn, sock_dir):
+    """Events never merge: a client that reads nothing while events pile up is closed once its
+    queue passes the bound, and the owner is served throughout."""
+    path = sock_dir / "core.sock"
+    owner = listening(spawn, path, "--drain-timeout", "0.2", "--log-level", "warning")
+    stalled = raw_connect(path)
+    stalled.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    stalled.sendall(request_line(1, "initialize", {}))
+    until(lambda: attached_count(owner) == 1, "the stalled client to be attached")
+    total = 12000  # each an event (a toast); the bound is 4096 queued messages
+    owner.send_bytes(b"".join(
+        request_line(i, "dispatch", {"store": "navigation", "action": {
+            "type": "push", "destination": {"screen": "userDetail", "userId": 999999}}})
+        for i in range(1, total + 1)))
+    assert "result" in owner.response(total, timeout=BOUND)
+    until(lambda: attached_count(owner) == 0, "the stalled client to be closed")
+    assert "an attached client stopped reading; closing it" in owner.stderr_text()
+    stalled.close()
+    assert owner.close() == 0

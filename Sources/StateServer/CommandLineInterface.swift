@@ -56,7 +56,8 @@ public struct CommandLineInterface<Options>: Sendable {
       if flag.valueIsOptional {
         // `--listen` alone or `--listen PATH`: the next argument is its value unless it is an
         // option itself.
-        value = inlineValue ?? (remaining.first?.hasPrefix("-") == false ? remaining.popFirst() : nil)
+        value =
+          inlineValue ?? (remaining.first?.hasPrefix("-") == false ? remaining.popFirst() : nil)
       } else if flag.valueName != nil {
         value = inlineValue ?? remaining.popFirst()
         guard value != nil else {
@@ -125,7 +126,8 @@ public struct Flag<Options>: Sendable {
   /// next to the server's.
   public func lifted<Whole>(_ part: WritableKeyPath<Whole, Options> & Sendable) -> Flag<Whole> {
     let apply = self.apply
-    var lifted = Flag<Whole>(name, value: valueName, help: help) { (whole, value) throws(UsageError) in
+    var lifted = Flag<Whole>(name, value: valueName, help: help) {
+      (whole, value) throws(UsageError) in
       try apply(&whole[keyPath: part], value)
     }
     lifted.valueIsOptional = valueIsOptional

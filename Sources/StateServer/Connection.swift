@@ -38,7 +38,9 @@ final class Connection {
   let output: OutputQueue
   var inbox: Inbox?
   private var uncommitted: [Outgoing] = []
-  private var inBatch = false
+  /// While set, lines wait in `uncommitted` (an input batch of this client, or of another
+  /// client through the hub).
+  var inBatch = false
   var phase = Phase.serving
   /// `initialize`'s `subscribe`: whether every store is watched at its root automatically.
   var subscribesToAll = true
@@ -73,10 +75,12 @@ final class Connection {
   }
 
   func receive(_ lines: [InboundLine]) {
+    hub?.holdCommits(except: self)
     inBatch = true
     for line in lines { receive(line) }
     inBatch = false
     commit()
+    hub?.commitHeld(except: self)
   }
 
   private func receive(_ line: InboundLine) {
@@ -216,7 +220,10 @@ final class Connection {
     case "store/close": return try closeStore(params)
     case "store/list":
       return .result(
-        ["stores": .array(registry.openStores.map(Self.summary)), "attachedClients": attachedClients])
+        [
+          "stores": .array(registry.openStores.map(Self.summary)),
+          "attachedClients": attachedClients,
+        ])
     case "features/list": return .result(["features": .array(registry.features.map(Self.describe))])
     case "initialize": return try initialize(params)
     case "rpc.discover": return .result(OpenRPC.document(features: registry.features))

@@ -46,8 +46,25 @@ final class Hub {
     // is alive whenever the closure runs, and the hub lives as long as the process.
     store.observer = { [unowned self, unowned store] publication in
       for connection in self.connections { connection.publish(publication, of: store) }
+      if !publication.events.isEmpty && !self.peers.isEmpty { self.dropClientsFarBehind() }
     }
     for connection in connections { connection.watch(store) }
+  }
+
+  /// One client's input batch is being served: the other clients' lines are committed once at
+  /// its end, not once per publication (a commit takes the queue's lock, and a stalled client's
+  /// queue merges a whole batch of patches at once).
+  func holdCommits(except sender: Connection) {
+    guard connections.count > 1 else { return }
+    for connection in connections where connection !== sender { connection.inBatch = true }
+  }
+
+  func commitHeld(except sender: Connection) {
+    guard connections.count > 1 else { return }
+    for connection in connections where connection !== sender {
+      connection.inBatch = false
+      connection.commit()
+    }
   }
 
   /// A client closed a store: every other client that watched it hears `store/closed`.
@@ -83,7 +100,8 @@ final class Hub {
     peers[ObjectIdentifier(connection)] = peer
     log.info("client attached", ["clients": String(peers.count)])
     StdoutWriter(fd: fd, queue: queue, log: log) { [log] code in
-      log.info("an attached client stopped reading; its output is discarded", ["errno": String(code)])
+      log.info(
+        "an attached client stopped reading; its output is discarded", ["errno": String(code)])
     }.start()
     LineReader(
       fd: fd, maxMessageBytes: options.maxMessageBytes, inbox: inbox, output: queue,
@@ -96,6 +114,20 @@ final class Hub {
     guard let peer = peers[ObjectIdentifier(connection)], !peer.ending else { return }
     peer.ending = true
     Task { await self.end(peer, reason: reason, storesClosed: false) }
+  }
+
+  /// Events never merge: an attached client that stopped reading would hold every event of
+  /// every client's actions. Past `maxQueuedMessages` it is cut off from the fan-out and
+  /// closed (its reader already paused at that bound, so its own requests cannot be the cause).
+  private func dropClientsFarBehind() {
+    for peer in peers.values
+    where !peer.ending && peer.connection.output.queuedMessages > options.maxQueuedMessages {
+      log.warning(
+        "an attached client stopped reading; closing it",
+        ["queued": String(options.maxQueuedMessages)])
+      connections.removeAll { $0 === peer.connection }
+      detach(peer.connection, reason: "too far behind")
+    }
   }
 
   /// The owner's shutdown began: attached clients get -32010 for new requests from now on.

@@ -24,7 +24,8 @@ final class Listener: Sendable {
     var existing = stat()
     if lstat(path, &existing) == 0 {
       guard existing.st_mode & S_IFMT == S_IFSOCK else {
-        throw UnixSocket.Failure(message: "refusing to listen on '\(path)': a file that is not a socket is there")
+        throw UnixSocket.Failure(
+          message: "refusing to listen on '\(path)': a file that is not a socket is there")
       }
       guard !UnixSocket.answers(at: path) else {
         throw UnixSocket.Failure(

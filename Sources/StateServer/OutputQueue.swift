@@ -118,6 +118,14 @@ final class OutputQueue: @unchecked Sendable {
     }
   }
 
+  /// How many responses and events wait for the client (patches merge, so they are not
+  /// counted).
+  var queuedMessages: Int {
+    condition.lock()
+    defer { condition.unlock() }
+    return messageCount
+  }
+
   /// Blocks the reader while too many responses and events wait for the client.
   func waitForRoom() {
     condition.lock()
