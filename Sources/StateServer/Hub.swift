@@ -56,13 +56,17 @@ final class Hub {
   /// queue merges a whole batch of patches at once).
   func holdCommits(except sender: Connection) {
     guard connections.count > 1 else { return }
-    for connection in connections where connection !== sender { connection.inBatch = true }
+    for connection in connections where connection !== sender {
+      connection.inBatch = true
+      connection.mergesHeldPatches = connection.output.isMerging
+    }
   }
 
   func commitHeld(except sender: Connection) {
     guard connections.count > 1 else { return }
     for connection in connections where connection !== sender {
       connection.inBatch = false
+      connection.mergesHeldPatches = false
       connection.commit()
     }
   }

@@ -118,6 +118,13 @@ final class OutputQueue: @unchecked Sendable {
     }
   }
 
+  /// Whether the client is behind: lines wait and later patches merge into queued ones.
+  var isMerging: Bool {
+    condition.lock()
+    defer { condition.unlock() }
+    return merging
+  }
+
   /// How many responses and events wait for the client (patches merge, so they are not
   /// counted).
   var queuedMessages: Int {
