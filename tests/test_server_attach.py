@@ -449,3 +449,31 @@ def test_an_attached_client_that_never_reads_events_is_cut_off(spawn, sock_dir):
     assert "an attached client stopped reading; closing it" in owner.stderr_text()
     stalled.close()
     assert owner.close() == 0
+
+
+def test_an_attached_client_that_falls_behind_gets_coalesced_patches_that_apply(
+        spawn, attach, sock_dir):
+    """The guest stops reading while the owner floods both stores; once it reads again its
+    mirrors, built from its own coalesced patches, equal `state/get`, in fewer lines."""
+    path = sock_dir / "core.sock"
+    owner = listening(spawn, path)
+    guest = attach(path)
+    mirrors = [Mirror(guest, "counter"), Mirror(guest, "notes", "/notes")]
+    guest.pause()
+    total = 20000
+    owner.send_bytes(b"".join(
+        request_line(i, "dispatch", {"store": "counter", "action": {"type": "increment"}})
+        if i % 100 else
+        request_line(i, "dispatch", {"store": "notes", "action": {"type": "add", "text": str(i)}})
+        for i in range(1, total + 1)))
+    assert "result" in owner.response(total, timeout=BOUND)
+    guest.resume()
+    for mirror in mirrors:
+        truth = guest.request("state/get", {"store": mirror.store, "path": mirror.path})
+        assert mirror.sync(truth["version"]) == truth["state"]
+        assert mirror.resyncs == 0
+    counter_patches = [m for m in guest.notifications
+                       if m["method"] == "state/patch" and m["params"]["store"] == "counter"]
+    assert len(counter_patches) < total - total // 100  # some were merged
+    assert guest.close() == 0
+    assert owner.close() == 0

@@ -67,7 +67,7 @@ def side(binary, directory, stalled):
         peer = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         peer.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
         peer.connect(path)
-        peer.sendall(line(1, "initialize", {"subscribe": os.environ.get("STALLED_SUBSCRIBE", "all")}))
+        peer.sendall(line(1, "initialize", {}))
         while attached_clients(p, ask) != 1:
             ask += 1
     payload = b"".join(
