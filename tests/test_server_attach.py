@@ -421,6 +421,8 @@ def test_attach_from_a_shell_pipe(spawn, stateserver_bin, sock_dir):
     missing = subprocess.run([stateserver_bin, "attach", str(sock_dir / "none.sock")],
                              capture_output=True, timeout=BOUND)
     assert missing.returncode == 1 and b"cannot connect" in missing.stderr
+    usage = subprocess.run([stateserver_bin, "attach"], capture_output=True, timeout=BOUND)
+    assert usage.returncode == 2 and b"usage: stateserver attach PATH" in usage.stderr
     assert owner.close() == 0
 
 
