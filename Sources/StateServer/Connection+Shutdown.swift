@@ -8,9 +8,15 @@ extension Connection {
   /// line, then stop with status 0.
   func beginShutdown(reason: String) {
     guard phase == .serving else { return }
+    if role != .owner {
+      // An attached client's end ends only its connection (Hub).
+      hub?.detach(self, reason: reason)
+      return
+    }
     phase = .draining
     inbox?.finish()
     log.info("shutting down", ["reason": reason])
+    hub?.ownerBeganShutdown()
     Task { @MainActor in await self.drainAndStop() }
   }
 

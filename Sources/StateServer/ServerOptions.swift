@@ -15,6 +15,8 @@ public struct ServerOptions: Sendable {
   /// Queued responses and events (not patches, which merge) past which reading stdin pauses
   /// until the client reads: the bound on the server's memory when the client stops reading.
   public var maxQueuedMessages = 4096
+  /// `--listen`: where other clients of the same user attach; nil serves stdio alone.
+  public var listen: ListenAddress?
 
   public init() {}
 

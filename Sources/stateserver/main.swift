@@ -55,6 +55,11 @@ if CommandLine.arguments.dropFirst().first == "codegen" {
   exit(Codegen.run(Array(CommandLine.arguments.dropFirst(2)), features: features))
 }
 
+// `stateserver attach PATH` is a bridge to a running core, not a server of its own.
+if CommandLine.arguments.dropFirst().first == "attach" {
+  exit(AttachBridge.run(Array(CommandLine.arguments.dropFirst(2))))
+}
+
 switch interface.parse(CommandLine.arguments.dropFirst(), into: Options()) {
 case .print(let text):
   FileHandle.standardOutput.write(Data(text.utf8))

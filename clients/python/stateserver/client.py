@@ -110,6 +110,20 @@ class Client:
             env=env, bufsize=0)
         return cls(process, on_line=on_line, record=record)
 
+    @classmethod
+    def attach(cls, path: Union[str, "os.PathLike[str]"],
+               command: Union[None, str, "os.PathLike[str]"] = None,
+               env: Optional[Mapping[str, str]] = None, stderr: Union[None, int, IO[Any]] = None,
+               on_line: Optional[Callable[[bytes], None]] = None,
+               record: Union[bool, int] = False) -> "Client":
+        """Attaches to a running core started with `--listen PATH`, through
+        `stateserver attach PATH` (`command`: the stateserver program, by default
+        `$STATESERVER_BIN` or `stateserver`). The client works as with `spawn`; `close()` ends
+        only this connection, not the core."""
+        program = command if command is not None else os.environ.get("STATESERVER_BIN", "stateserver")
+        return cls.spawn([os.fspath(program), "attach", os.fspath(path)], env=env, stderr=stderr,
+                         on_line=on_line, record=record)
+
     def __enter__(self) -> "Client":
         return self
 
