@@ -50,7 +50,7 @@ def attach(stateserver_bin, protocol_schema):
 
     def start(path):
         check = SchemaCheck(validator)
-        client = Client.attach(path, command=stateserver_bin, on_line=check)
+        client = Client.attach(path, command=stateserver_bin, on_line=check, record=100_000)
         client.schema_check = check
         started.append(client)
         return client
