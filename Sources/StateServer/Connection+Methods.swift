@@ -113,6 +113,7 @@ extension Connection {
     let storeID = try params.string("store", "the id of an open store")
     guard registry.store(storeID) != nil else { throw .unknownStore(storeID) }
     registry.close(storeID)
+    recorder?.closed(storeID)
     if subscriptions.removeValue(forKey: storeID)?.isEmpty == false {
       let params: JSON = ["store": .string(storeID), "reason": "closed"]
       emit(.message(Self.notification("store/closed", params), barriers: [storeID]))

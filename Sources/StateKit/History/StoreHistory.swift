@@ -1,0 +1,180 @@
+import JSON
+
+/// A store's history settings and entries: the ring (nil with `limit` 0, when only a
+/// recording asked for entries) and where each entry and effect event is reported.
+struct StoreHistory<F: Feature> {
+  var ring: HistoryRing<F.State, F.Action>?
+  var sink: (@MainActor (HistoryRecord) -> Void)?
+  var nextSeq: UInt64 = 1
+}
+
+extension Store {
+  /// Starts keeping the last `limit` entries (0: none, only `sink` hears them) and reporting
+  /// every entry and effect event to `sink`. History starts from the current state, which is
+  /// the oldest one it can produce until the ring fills.
+  public func startHistory(limit: Int, sink: (@MainActor (HistoryRecord) -> Void)?) {
+    guard limit > 0 || sink != nil else {
+      history = nil
+      return
+    }
+    let ring =
+      limit > 0 ? HistoryRing<F.State, F.Action>(limit: limit, state: state, version: version) : nil
+    history = StoreHistory(ring: ring, sink: sink)
+  }
+
+  /// Whether entries are being made (history or a recording is on).
+  public var keepsHistory: Bool { history != nil }
+
+  /// The oldest version whose state history can still produce (nil: no history kept).
+  public var firstHeldVersion: UInt64? { history?.ring?.firstVersion }
+
+  /// `reduce` with history: the action is stamped with the wall-clock time (bound to
+  /// `ReduceTime.current` while reducing), timed with its publication, and kept. Replay passes
+  /// the recorded stamp and starts no effect. Returns the publication.
+  @discardableResult
+  func reduceRecording(
+    _ action: F.Action, _ context: EffectContext, fromEffect: Bool, stamp: Int64? = nil
+  ) -> Publication? {
+    let clock = ContinuousClock()
+    let began = clock.now
+    let at = stamp ?? ReduceTime.now()
+    let seq = takeSeq()
+    let effect = ReduceTime.$current.withValue(at) { feature.reduce(into: &state, action: action) }
+    if stamp == nil {
+      var inner = context
+      inner.origin = seq
+      start(effect, in: inner)
+    }
+    let publication = publish(cause: context.cause)
+    let origin = HistoryEntry.Origin(
+      request: context.cause, action: fromEffect ? context.origin : nil)
+    keep(
+      HistoryRing.Item(
+        seq: seq, kind: .action, version: version, action: action, origin: origin,
+        patch: publication?.patch ?? [], events: publication?.events ?? [], at: at,
+        duration: clock.now - began))
+    didReduce?(action, fromEffect)
+    return publication
+  }
+
+  private func takeSeq() -> UInt64 {
+    let seq = history?.nextSeq ?? 1
+    history?.nextSeq += 1
+    return seq
+  }
+
+  /// Events an effect emitted outside a reduce (`Store.run`), kept as an entry of their own.
+  func recordEvents(_ publication: Publication, _ context: EffectContext) {
+    keep(
+      HistoryRing.Item(
+        seq: takeSeq(), kind: .events, version: version, action: nil,
+        origin: HistoryEntry.Origin(request: context.cause, action: context.origin),
+        patch: publication.patch, events: publication.events, at: ReduceTime.now(),
+        duration: .zero))
+  }
+
+  private func keep(_ item: HistoryRing<F.State, F.Action>.Item) {
+    history?.ring?.append(item, state: state)
+    history?.sink?(.entry(entry(item)))
+  }
+
+  /// The public form of an item; the action is encoded only when someone reads it.
+  func entry(_ item: HistoryRing<F.State, F.Action>.Item) -> HistoryEntry {
+    let action = item.action
+    return HistoryEntry(
+      store: id, seq: item.seq, kind: item.kind, version: item.version,
+      action: { action.flatMap { try? WireFormat.encode($0) } }, origin: item.origin,
+      patch: item.patch, events: item.events, at: item.at, duration: item.duration,
+      effects: item.effects)
+  }
+
+  func effectStarted(_ key: UInt64, kind: String, _ context: EffectContext) {
+    let life = EffectLife(
+      effect: key, kind: kind, action: context.origin, status: .running,
+      startedAt: ReduceTime.now(), duration: .zero)
+    running[key]?.life = life
+    running[key]?.started = ContinuousClock().now
+    history?.ring?.update(life)
+    history?.sink?(.effect(store: id, life))
+  }
+
+  func effectEnded(
+    _ life: EffectLife, started: ContinuousClock.Instant?, failed: Bool, cancelled: Bool
+  ) {
+    var life = life
+    life.status = failed ? .failed : cancelled ? .cancelled : .finished
+    life.duration = started.map { ContinuousClock().now - $0 } ?? .zero
+    history?.ring?.update(life)
+    history?.sink?(.effect(store: id, life))
+  }
+
+  /// Entries with a version above `since` (all held when nil), oldest first, at most `limit`
+  /// but never ending inside a run of entries that share a version, so that paging by
+  /// `since` = the last version received misses nothing.
+  public func historyEntries(since: UInt64?, limit: Int) -> [HistoryEntry] {
+    guard let ring = history?.ring else { return [] }
+    let start = since.map { ring.firstIndex(after: $0) } ?? 0
+    var end = min(ring.items.count, start + max(0, limit))
+    while end > start, end < ring.items.count,
+      ring.items[end].version == ring.items[end - 1].version
+    {
+      end += 1
+    }
+    return ring.items[start..<end].map(entry)
+  }
+
+  /// The private state as it was at `version` (the last state of that version): the nearest
+  /// snapshot with the actions after it reduced again, at their recorded times, effects
+  /// dropped.
+  public func state(at version: UInt64) throws(HistoryError) -> F.State {
+    guard let ring = history?.ring else { throw .off }
+    guard version <= self.version else { throw .future(current: self.version) }
+    guard version >= ring.firstVersion else { throw .evicted(oldest: ring.firstVersion) }
+    if version == self.version { return state }
+    let (snapshot, actions) = ring.path(to: version)
+    var past = snapshot.state
+    for item in actions {
+      guard let action = item.action else { continue }
+      _ = ReduceTime.$current.withValue(item.at) { feature.reduce(into: &past, action: action) }
+    }
+    return past
+  }
+
+  /// The published view at `version`, encoded.
+  public func published(at version: UInt64) throws(HistoryError) -> JSON {
+    if version == self.version, history?.ring != nil { return published }
+    let past = try state(at: version)
+    return (try? JSONValueEncoder().encode(feature.view(of: past))) ?? .null
+  }
+
+  /// Makes the state at `version` current again, as a new version: every effect in flight is
+  /// cancelled (and whatever it would still send dropped), and subscribers get one ordinary
+  /// patch from the current view to the restored one. Returns the new version.
+  @discardableResult
+  public func rewind(to version: UInt64, cause: JSON?) throws(HistoryError) -> UInt64 {
+    let past = try state(at: version)
+    generation += 1
+    for effect in running.values { effect.task.cancel() }
+    let clock = ContinuousClock()
+    let began = clock.now
+    state = past
+    let publication = publish(cause: cause)
+    keep(
+      HistoryRing.Item(
+        seq: takeSeq(), kind: .rewind(to: version), version: self.version, action: nil,
+        origin: HistoryEntry.Origin(request: cause, action: nil),
+        patch: publication?.patch ?? [], events: [], at: ReduceTime.now(),
+        duration: clock.now - began))
+    return self.version
+  }
+
+  /// For replay: decodes a recorded wire action (public or internal), reduces it at the
+  /// recorded time `at` without starting its effects, keeps it in history (so a recorded
+  /// rewind replays too), and returns the view patch it made.
+  public func replay(wire action: JSON, at: Int64) throws(ActionError) -> [JSON] {
+    let decoded = try WireFormat.decodeAction(F.Action.self, from: action, allowed: nil)
+    let context = EffectContext(transaction: Transaction(rawValue: 0), cause: nil)
+    let publication = reduceRecording(decoded, context, fromEffect: false, stamp: at)
+    return publication?.patch ?? []
+  }
+}
