@@ -40,6 +40,9 @@ extension Connection {
         "capabilities": [
           "waits": ["reduced", "settled"], "subscriptionPaths": true, "batches": true,
           "cancelRequest": true, "coalescing": true,
+          "history": .integer(Int64(options.historyLimit)),
+          "rewind": .bool(options.historyLimit > 0),
+          "recording": .bool(options.recordPath != nil),
           "maxMessageBytes": .integer(Int64(options.maxMessageBytes)),
         ],
       ], barriers: registry.openStores.map(\.id))

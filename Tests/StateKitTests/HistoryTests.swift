@@ -1,0 +1,197 @@
+import JSON
+import Testing
+
+@testable import StateKit
+
+/// A feature that keeps the time stamp each reduce saw, to check that time travel and replay
+/// give the reducer the recorded time again.
+private struct Stamper: Feature {
+  struct State: Codable, Equatable, Sendable {
+    var stamps: [Int64] = []
+  }
+  enum Action: Codable, Equatable, Sendable {
+    case stamp
+  }
+  static let name = "stamper"
+  static let publicActions = ["stamp"]
+  var initialState: State { State() }
+  func reduce(into state: inout State, action: Action) -> Effect<Action, Never> {
+    state.stamps.append(ReduceTime.current ?? -1)
+    return .none
+  }
+}
+
+/// History in the store: the bounded ring, snapshots every 64 entries, the state at a past
+/// version, rewind.
+@MainActor
+@Suite struct HistoryTests {
+  /// A counter store with history, driven through a fixed, varied script; returns the store
+  /// and the view published at each version.
+  private func recordedCounter(limit: Int, actions count: Int) throws -> (
+    Store<Counter>, [UInt64: JSON]
+  ) {
+    let store = Store(feature: Counter())
+    store.startHistory(limit: limit, sink: nil)
+    var views: [UInt64: JSON] = [0: store.published]
+    for step in 0..<count {
+      // Increments (with a milestone event every tenth), a set, and a no-op that keeps the
+      // version: entries that share a version and entries without a patch.
+      switch step % 5 {
+      case 3: store.send(.set(value: step * 7 % 23))
+      case 4: store.send(.noop)
+      default: store.send(.increment)
+      }
+      views[store.version] = store.published
+    }
+    return (store, views)
+  }
+
+  @Test func everyVersionHistoryHoldsComesBackAsPublished() throws {
+    let (store, views) = try recordedCounter(limit: 1000, actions: 400)
+    #expect(store.firstHeldVersion == 0)
+    #expect(store.version > 128)
+    // Versions on both sides of each snapshot boundary, and all the others.
+    for version in 0...store.version {
+      #expect(try store.published(at: version) == views[version], "version \(version)")
+    }
+  }
+
+  @Test func aSnapshotIsKeptEvery64Entries() throws {
+    let (store, _) = try recordedCounter(limit: 1000, actions: 200)
+    let ring = try #require(store.history?.ring)
+    #expect(ring.snapshots.map(\.after) == [0, 64, 128, 192])
+    #expect(ring.items.count == 200)
+    // Each snapshot holds the state after its entry: reducing nothing again gives it.
+    for snapshot in ring.snapshots.dropFirst() {
+      let entry = try #require(ring.items.first { $0.seq == snapshot.after })
+      #expect(snapshot.version == entry.version)
+      #expect(try store.state(at: snapshot.version).count == snapshot.state.count)
+    }
+  }
+
+  @Test func theRingKeepsAtLeastTheLimitAndAtMostOneIntervalMore() throws {
+    let (store, views) = try recordedCounter(limit: 100, actions: 1000)
+    let ring = try #require(store.history?.ring)
+    #expect(ring.items.count >= 100)
+    #expect(ring.items.count < 100 + 64)
+    #expect(ring.snapshots.count <= 3)
+    let first = try #require(store.firstHeldVersion)
+    #expect(first == ring.snapshots[0].version)
+    #expect(first > 0)
+    #expect(try store.published(at: first) == views[first])
+    #expect(try store.published(at: store.version - 1) == views[store.version - 1])
+    #expect(throws: HistoryError.evicted(oldest: first)) { try store.state(at: first - 1) }
+    #expect(throws: HistoryError.future(current: store.version)) {
+      try store.state(at: store.version + 1)
+    }
+  }
+
+  @Test func aSmallLimitTakesSnapshotsAsOftenAsItKeepsEntries() throws {
+    let (store, views) = try recordedCounter(limit: 10, actions: 100)
+    let ring = try #require(store.history?.ring)
+    #expect(ring.interval == 10)
+    #expect((10..<20).contains(ring.items.count))
+    let first = try #require(store.firstHeldVersion)
+    for version in first...store.version {
+      #expect(try store.published(at: version) == views[version])
+    }
+  }
+
+  @Test func pagesBySinceNeverSplitAVersion() throws {
+    let (store, _) = try recordedCounter(limit: 1000, actions: 50)
+    var seen: [UInt64] = []
+    var since: UInt64? = nil
+    while true {
+      let page = store.historyEntries(since: since, limit: 3)
+      guard let last = page.last else { break }
+      seen += page.map(\.seq)
+      #expect(page.allSatisfy { $0.version > (since ?? 0) || since == nil })
+      since = last.version
+    }
+    #expect(seen == Array(1...50))
+    // Entries after the version-less no-ops carry the same version as the one before them.
+    let all = store.historyEntries(since: nil, limit: 1000)
+    #expect(all.count == 50)
+    #expect(all[4].version == all[3].version)
+    #expect(all[4].patch.isEmpty)
+    #expect(all[4].action() == ["type": "noop"])
+  }
+
+  @Test func replayAndTimeTravelGiveTheReducerItsRecordedTime() throws {
+    let store = Store(feature: Stamper())
+    store.startHistory(limit: 100, sink: nil)
+    for _ in 0..<5 { store.send(.stamp) }
+    let entries = store.historyEntries(since: nil, limit: 100)
+    #expect(store.state.stamps == entries.map(\.at))
+    #expect(try store.state(at: 3).stamps == Array(entries.prefix(3).map(\.at)))
+    // Without history nothing is stamped: the reducer reads the real clock.
+    let plain = Store(feature: Stamper())
+    plain.send(.stamp)
+    #expect(plain.state.stamps == [-1])
+  }
+
+  @Test func rewindCancelsEffectsAndNoLatePatchArrives() async throws {
+    let clock = TestClock()
+    let store = Store(feature: Ticker(clock: clock))
+    store.startHistory(limit: 100, sink: nil)
+    var publications: [Publication] = []
+    store.observer = { publications.append($0) }
+    store.send(.start)
+    for _ in 0..<3 {
+      await store.settleEffects()
+      await clock.advance(by: .seconds(1))
+    }
+    await store.settleEffects()
+    #expect(store.version == 3)
+    #expect(store.inFlightEffectCount == 1)
+
+    let version = try store.rewind(to: 1, cause: "r")
+    #expect(version == 4)
+    #expect(store.state.ticks == 1)
+    #expect(publications.last?.patch == [["op": "replace", "path": "/ticks", "value": 1]])
+    await store.idle()
+    #expect(store.inFlightEffectCount == 0)
+    await clock.advance(by: .seconds(5))
+    await store.settleEffects()
+    #expect(store.version == 4)
+    #expect(publications.count == 4)
+
+    let entries = store.historyEntries(since: nil, limit: 100)
+    #expect(entries.last?.kind == .rewind(to: 1))
+    #expect(entries.last?.origin.request == "r")
+    let start = try #require(entries.first)
+    #expect(start.effects.map(\.status) == [.cancelled])
+    #expect(entries[1].origin.action == start.seq)
+    // The state after the rewind is a snapshot: the versions before and after it still come back.
+    #expect(try store.published(at: 3) == ["id": 0, "ticks": 3])
+    #expect(try store.published(at: 4) == ["id": 0, "ticks": 1])
+  }
+
+  @Test func historyOffKeepsNothing() throws {
+    let store = Store(feature: Counter())
+    store.startHistory(limit: 0, sink: nil)
+    store.send(.increment)
+    #expect(!store.keepsHistory)
+    #expect(store.firstHeldVersion == nil)
+    #expect(throws: HistoryError.off) { try store.state(at: 0) }
+  }
+
+  @Test func aSinkHearsEveryEntryAndEffectEvenWithoutARing() async throws {
+    let clock = TestClock()
+    let store = Store(feature: Ticker(clock: clock))
+    var records: [String] = []
+    store.startHistory(limit: 0) { record in
+      switch record {
+      case .entry(let entry): records.append("entry \(entry.seq) v\(entry.version)")
+      case .effect(_, let life): records.append("effect \(life.effect) \(life.status.rawValue)")
+      }
+    }
+    store.send(.start)
+    await store.settleEffects()
+    await clock.advance(by: .seconds(1))
+    await store.settleEffects()
+    store.close()
+    await store.idle()
+    #expect(records.prefix(3) == ["effect 1 running", "entry 1 v0", "entry 2 v1"])
+  }
+}
