@@ -192,6 +192,7 @@ private struct Stamper: Feature {
     await store.settleEffects()
     store.close()
     await store.idle()
-    #expect(records.prefix(3) == ["effect 1 running", "entry 1 v0", "entry 2 v1"])
+    #expect(
+      records.prefix(4) == ["entry 1 v0", "effect 1 running", "entry 2 v1", "effect 1 cancelled"])
   }
 }

@@ -6,6 +6,11 @@ struct StoreHistory<F: Feature> {
   var ring: HistoryRing<F.State, F.Action>?
   var sink: (@MainActor (HistoryRecord) -> Void)?
   var nextSeq: UInt64 = 1
+  /// Effects started by the action being reduced, whose entry is made once it is published:
+  /// they join that entry, and are reported after it.
+  var starting: [EffectLife] = []
+  /// The seq of the entry being made (taken, not yet kept).
+  var making: UInt64?
 }
 
 extension Store {
@@ -60,6 +65,7 @@ extension Store {
   private func takeSeq() -> UInt64 {
     let seq = history?.nextSeq ?? 1
     history?.nextSeq += 1
+    history?.making = seq
     return seq
   }
 
@@ -74,8 +80,17 @@ extension Store {
   }
 
   private func keep(_ item: HistoryRing<F.State, F.Action>.Item) {
+    var item = item
+    history?.making = nil
+    let started = history?.starting ?? []
+    if !started.isEmpty {
+      item.effects = started
+      history?.starting.removeAll()
+    }
     history?.ring?.append(item, state: state)
-    history?.sink?(.entry(entry(item)))
+    guard let sink = history?.sink else { return }
+    sink(.entry(entry(item)))
+    for life in started { sink(.effect(store: id, life)) }
   }
 
   /// The public form of an item; the action is encoded only when someone reads it.
@@ -94,6 +109,11 @@ extension Store {
       startedAt: ReduceTime.now(), duration: .zero)
     running[key]?.life = life
     running[key]?.started = ContinuousClock().now
+    // Started by the action being reduced: it joins that action's entry when it is kept.
+    if let origin = context.origin, origin == history?.making {
+      history?.starting.append(life)
+      return
+    }
     history?.ring?.update(life)
     history?.sink?(.effect(store: id, life))
   }
@@ -172,7 +192,14 @@ extension Store {
   /// recorded time `at` without starting its effects, keeps it in history (so a recorded
   /// rewind replays too), and returns the view patch it made.
   public func replay(wire action: JSON, at: Int64) throws(ActionError) -> [JSON] {
-    let decoded = try WireFormat.decodeAction(F.Action.self, from: action, allowed: nil)
+    let decoding: Result<F.Action, ActionError> = WireFormat.$decodingRecorded.withValue(true) {
+      do throws(ActionError) {
+        return .success(try WireFormat.decodeAction(F.Action.self, from: action, allowed: nil))
+      } catch {
+        return .failure(error)
+      }
+    }
+    let decoded = try decoding.get()
     let context = EffectContext(transaction: Transaction(rawValue: 0), cause: nil)
     let publication = reduceRecording(decoded, context, fromEffect: false, stamp: at)
     return publication?.patch ?? []

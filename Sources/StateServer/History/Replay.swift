@@ -6,9 +6,11 @@ import StateKit
 /// the recorded actions in order at their recorded times with no effect run (what effects
 /// sent back is recorded as actions too), and compares every patch with the recorded one.
 ///
-/// Exit status: 0 when every patch matches; 1 at the first divergence, described on stdout
-/// (store, version, action, expected and actual patch); 2 for a file that is not a recording
-/// of these features (malformed, or another fingerprint).
+/// Prints one JSON line on stdout: `{"replay": "match", "entries", "stores"}` and exit status
+/// 0 when every patch matches; at the first divergence `{"replay": "diverged", "store",
+/// "version", "line", "action", "expected", "actual", "reason"}`, the same in words on stderr,
+/// and status 1. A file that is not a recording of these features (malformed, or another
+/// fingerprint) is refused on stderr with status 2.
 @MainActor
 public enum Replay {
   /// Replays the recording at `path` against `features`; prints the outcome and returns the
@@ -23,17 +25,46 @@ public enum Replay {
     }
     switch outcome {
     case .matched(let entries, let stores):
-      print("replayed \(entries) entries of \(stores) stores from \(path): every patch matches")
+      writeStandardOutput(
+        ["replay": "match", "entries": .integer(Int64(entries)), "stores": .integer(Int64(stores))])
       return 0
-    case .diverged(let text):
-      print(text)
+    case .diverged(let divergence):
+      writeStandardOutput(.object(divergence.json))
+      writeStandardError("stateserver replay: \(path): \(divergence.text)\n")
       return 1
     }
   }
 
   enum Outcome {
     case matched(entries: Int, stores: Int)
-    case diverged(String)
+    case diverged(Divergence)
+  }
+
+  /// Where the rebuilt store first differs from the recording.
+  struct Divergence {
+    var store: String
+    var version: Int64
+    var line: Int
+    var action: JSON
+    var expected: [JSON]
+    var actual: [JSON]?
+    var reason: String
+
+    var json: JSONObject {
+      [
+        "replay": "diverged", "store": .string(store), "version": .integer(version),
+        "line": .integer(Int64(line)), "action": action, "expected": .array(expected),
+        "actual": actual.map(JSON.array) ?? .null, "reason": .string(reason),
+      ]
+    }
+
+    var text: String {
+      var text = "store '\(store)' diverges at version \(version) (line \(line)): \(reason)\n"
+      text += "  action:   \(action)\n"
+      text += "  expected: \(JSON.array(expected))\n"
+      text += "  actual:   \(actual.map { JSON.array($0).description } ?? "none")"
+      return text
+    }
   }
 
   /// The last publication of each store, as its observer saw it.
@@ -94,8 +125,10 @@ public enum Replay {
         opened += 1
         if store.version != UInt64(version) {
           return .diverged(
-            "divergence in store '\(id)' at its opening (line \(number)): recorded version "
-              + "\(version), rebuilt version \(store.version)")
+            Divergence(
+              store: id, version: version, line: number, action: .null, expected: [],
+              actual: nil,
+              reason: "the store opens at version \(store.version), recorded \(version)"))
         }
       case "entry":
         let id = try field(line, "store", number)
@@ -117,9 +150,9 @@ public enum Replay {
             _ = try store.replay(wire: action, at: at)
           } catch {
             return .diverged(
-              divergence(
+              Divergence(
                 store: id, version: version, line: number, action: action, expected: expected,
-                actual: nil, note: "the action no longer decodes: \(error)"))
+                actual: nil, reason: "the action no longer decodes: \(error)"))
           }
         case "rewind":
           guard let to = line["to"]?.integerValue, to >= 0 else {
@@ -129,8 +162,9 @@ public enum Replay {
             _ = try store.rewind(to: UInt64(to), cause: nil)
           } catch {
             return .diverged(
-              "divergence in store '\(id)' at version \(version) (line \(number)): the rewind to "
-                + "\(to) cannot be replayed: \(error)")
+              Divergence(
+                store: id, version: version, line: number, action: .null, expected: expected,
+                actual: nil, reason: "the rewind to version \(to) cannot be replayed: \(error)"))
           }
         case "events":
           continue
@@ -141,11 +175,12 @@ public enum Replay {
         let actual = latest.publications[id]?.patch ?? []
         if !JSON.array(actual).equalsByValue(.array(expected)) || store.version != UInt64(version) {
           return .diverged(
-            divergence(
+            Divergence(
               store: id, version: version, line: number, action: line["action"] ?? .null,
               expected: expected, actual: actual,
-              note: store.version == UInt64(version)
-                ? nil : "rebuilt version \(store.version), recorded \(version)"))
+              reason: store.version == UInt64(version)
+                ? "the patch differs"
+                : "the rebuilt store is at version \(store.version), recorded \(version)"))
         }
       case "effect":
         continue
@@ -186,18 +221,6 @@ public enum Replay {
         + (differences.isEmpty ? "the set as a whole" : differences.joined(separator: ", ")))
   }
 
-  private static func divergence(
-    store: String, version: Int64, line: Int, action: JSON, expected: [JSON], actual: [JSON]?,
-    note: String?
-  ) -> String {
-    var text = "divergence in store '\(store)' at version \(version) (line \(line))\n"
-    text += "  action:   \(action)\n"
-    text += "  expected: \(JSON.array(expected))\n"
-    text += "  actual:   \(actual.map { JSON.array($0).description } ?? "none")"
-    if let note { text += "\n  \(note)" }
-    return text
-  }
-
   private static func field(_ line: JSON, _ key: String, _ number: Int) throws(Refusal) -> String {
     guard let value = line[key]?.stringValue else {
       throw Refusal("line \(number): missing \"\(key)\" (a string)")
@@ -213,6 +236,11 @@ public enum Replay {
       throw Refusal("the file is not UTF-8 text")
     }
     return text.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
+  }
+
+  private static func writeStandardOutput(_ line: JSON) {
+    let bytes = ((try? line.serialized()) ?? []) + [UInt8(ascii: "\n")]
+    FileHandle.standardOutput.write(Data(bytes))
   }
 
   private static func writeStandardError(_ text: String) {
