@@ -9,6 +9,9 @@ import JSON
 /// the reducer next edits it, and then the edited containers are copied once per interval
 /// rather than encoded at every action. The price is that reducers must be deterministic
 /// given the action and the reduce's time stamp (`ReduceTime`); replay asks the same.
+///
+/// Entries are stored in segments, one per snapshot (the entries after it, up to the next),
+/// so forgetting the oldest snapshot drops one segment without moving the entries kept.
 struct HistoryRing<State, Action> {
   struct Item {
     var seq: UInt64
@@ -30,10 +33,15 @@ struct HistoryRing<State, Action> {
     var version: UInt64
   }
 
+  /// A snapshot and the entries after it, up to the next snapshot.
+  struct Segment {
+    var snapshot: Snapshot
+    var items: [Item] = []
+  }
+
   let limit: Int
   let interval: Int
-  private(set) var items: [Item] = []
-  private(set) var snapshots: [Snapshot]
+  private(set) var segments: [Segment]
   /// The seq the next entry gets.
   private(set) var nextSeq: UInt64
 
@@ -41,54 +49,78 @@ struct HistoryRing<State, Action> {
   init(limit: Int, interval: Int = 64, state: State, version: UInt64, lastSeq: UInt64 = 0) {
     self.limit = max(1, limit)
     self.interval = max(1, min(interval, self.limit))
-    self.snapshots = [Snapshot(after: lastSeq, state: state, version: version)]
+    self.segments = [Segment(snapshot: Snapshot(after: lastSeq, state: state, version: version))]
     self.nextSeq = lastSeq + 1
+    segments[0].items.reserveCapacity(self.interval)
   }
 
   /// The oldest version whose state can be produced.
-  var firstVersion: UInt64 { snapshots[0].version }
+  var firstVersion: UInt64 { segments[0].snapshot.version }
+  var snapshots: [Snapshot] { segments.map(\.snapshot) }
+  var items: [Item] { segments.flatMap(\.items) }
+  var count: Int { Int(nextSeq - 1 - segments[0].snapshot.after) }
 
   /// Appends an entry (its `seq` must be `nextSeq`); `state` is the state after it, kept as a
   /// snapshot when the interval is full or when the entry is not an action that reducing
   /// again would reproduce (a rewind).
-  mutating func append(_ item: Item, state: @autoclosure () -> State) {
-    items.append(item)
-    nextSeq = item.seq + 1
-    let last = snapshots[snapshots.count - 1]
-    if item.seq - last.after >= UInt64(interval) || item.kind != .action && item.kind != .events {
-      snapshots.append(Snapshot(after: item.seq, state: state(), version: item.version))
+  mutating func append(_ item: consuming Item, state: @autoclosure () -> State) {
+    let seq = item.seq
+    let version = item.version
+    let isRewind = item.kind != .action && item.kind != .events
+    let last = segments.count - 1
+    segments[last].items.append(item)
+    nextSeq = seq + 1
+    if segments[last].items.count >= interval || isRewind {
+      var segment = Segment(snapshot: Snapshot(after: seq, state: state(), version: version))
+      segment.items.reserveCapacity(interval)
+      segments.append(segment)
     }
-    trim()
-  }
-
-  /// Drops the oldest snapshot and its entries while at least `limit` entries remain after.
-  private mutating func trim() {
-    var drop = 0
-    while snapshots.count >= 2, nextSeq - 1 - snapshots[1].after >= UInt64(limit) {
-      snapshots.removeFirst()
-      drop = Int(snapshots[0].after - (items.first?.seq ?? 1) + 1)
-      items.removeFirst(min(drop, items.count))
+    // Forget the oldest snapshot while at least `limit` entries remain after the next one.
+    while segments.count >= 2, seq - segments[1].snapshot.after >= UInt64(limit) {
+      segments.removeFirst()
     }
   }
 
-  /// The index in `items` of entry `seq`, if still held.
-  func index(of seq: UInt64) -> Int? {
-    guard let first = items.first?.seq, seq >= first, seq - first < UInt64(items.count) else {
-      return nil
-    }
-    return Int(seq - first)
+  /// Where entry `seq` is, if still held.
+  private func position(of seq: UInt64) -> (segment: Int, index: Int)? {
+    guard seq > segments[0].snapshot.after, seq < nextSeq else { return nil }
+    var segment = segments.count - 1
+    while segments[segment].snapshot.after >= seq { segment -= 1 }
+    return (segment, Int(seq - segments[segment].snapshot.after - 1))
   }
 
-  /// Indices of the entries with a version above `version`, oldest first (binary search:
-  /// versions never fall along the ring).
-  func firstIndex(after version: UInt64) -> Int {
+  /// The seq of the first entry with a version above `version` (`nextSeq` if none); versions
+  /// never fall along the ring.
+  func firstSeq(after version: UInt64) -> UInt64 {
+    guard
+      let segment = segments.firstIndex(where: { ($0.items.last?.version ?? 0) > version })
+    else { return nextSeq }
+    let items = segments[segment].items
     var low = 0
     var high = items.count
     while low < high {
       let middle = (low + high) / 2
       if items[middle].version <= version { low = middle + 1 } else { high = middle }
     }
-    return low
+    return segments[segment].snapshot.after + UInt64(low) + 1
+  }
+
+  /// Entries from seq `start` on, at most `limit` of them, oldest first.
+  func items(from start: UInt64, limit: Int) -> [Item] {
+    var found: [Item] = []
+    var seq = max(start, segments[0].snapshot.after + 1)
+    while found.count < limit, let (segment, index) = position(of: seq) {
+      let items = segments[segment].items
+      let taken = items[index..<min(items.count, index + limit - found.count)]
+      found += taken
+      seq += UInt64(taken.count)
+    }
+    return found
+  }
+
+  /// The entry `seq`, if still held.
+  func item(_ seq: UInt64) -> Item? {
+    position(of: seq).map { segments[$0.segment].items[$0.index] }
   }
 
   /// The snapshot to start from and the actions to reduce again to reach the last state at
@@ -96,24 +128,22 @@ struct HistoryRing<State, Action> {
   func path(to version: UInt64) -> (from: Snapshot, actions: ArraySlice<Item>) {
     // The last state at `version` is the one after the last entry whose version is at most
     // `version` (or the oldest snapshot, when no entry is).
-    let end = firstIndex(after: version)
-    let position = end == 0 ? snapshots[0].after : items[end - 1].seq
-    var snapshot = snapshots[0]
-    for candidate in snapshots.reversed() where candidate.after <= position {
-      snapshot = candidate
-      break
-    }
-    let start = index(of: snapshot.after + 1) ?? end
-    return (snapshot, items[start..<max(start, end)])
+    let end = max(firstSeq(after: version) - 1, segments[0].snapshot.after)
+    var segment = segments.count - 1
+    while segment > 0, segments[segment].snapshot.after > end { segment -= 1 }
+    let snapshot = segments[segment].snapshot
+    return (snapshot, segments[segment].items[0..<Int(end - snapshot.after)])
   }
 
   /// Records an effect's start or end on the entry of the action that started it.
   mutating func update(_ life: EffectLife) {
-    guard let seq = life.action, let index = index(of: seq) else { return }
-    if let existing = items[index].effects.firstIndex(where: { $0.effect == life.effect }) {
-      items[index].effects[existing] = life
+    guard let seq = life.action, let (segment, index) = position(of: seq) else { return }
+    if let existing = segments[segment].items[index].effects.firstIndex(where: {
+      $0.effect == life.effect
+    }) {
+      segments[segment].items[index].effects[existing] = life
     } else {
-      items[index].effects.append(life)
+      segments[segment].items[index].effects.append(life)
     }
   }
 }

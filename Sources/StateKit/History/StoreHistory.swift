@@ -79,17 +79,20 @@ extension Store {
         duration: .zero))
   }
 
-  private func keep(_ item: HistoryRing<F.State, F.Action>.Item) {
-    var item = item
+  private func keep(_ item: consuming HistoryRing<F.State, F.Action>.Item) {
     history?.making = nil
     let started = history?.starting ?? []
     if !started.isEmpty {
       item.effects = started
       history?.starting.removeAll()
     }
+    guard let sink = history?.sink else {
+      history?.ring?.append(item, state: state)
+      return
+    }
+    let made = entry(item)
     history?.ring?.append(item, state: state)
-    guard let sink = history?.sink else { return }
-    sink(.entry(entry(item)))
+    sink(.entry(made))
     for life in started { sink(.effect(store: id, life)) }
   }
 
@@ -132,15 +135,14 @@ extension Store {
   /// but never ending inside a run of entries that share a version, so that paging by
   /// `since` = the last version received misses nothing.
   public func historyEntries(since: UInt64?, limit: Int) -> [HistoryEntry] {
-    guard let ring = history?.ring else { return [] }
-    let start = since.map { ring.firstIndex(after: $0) } ?? 0
-    var end = min(ring.items.count, start + max(0, limit))
-    while end > start, end < ring.items.count,
-      ring.items[end].version == ring.items[end - 1].version
-    {
-      end += 1
+    guard let ring = history?.ring, limit > 0 else { return [] }
+    let start = since.map { ring.firstSeq(after: $0) } ?? 0
+    var items = ring.items(from: start, limit: limit)
+    // Complete the run of the last version, so that the next page starts after it.
+    while let last = items.last, let next = ring.item(last.seq + 1), next.version == last.version {
+      items.append(next)
     }
-    return ring.items[start..<end].map(entry)
+    return items.map(entry)
   }
 
   /// The private state as it was at `version` (the last state of that version): the nearest
