@@ -41,8 +41,10 @@ public final class Store<F: Feature>: AnyStore {
   var pendingEvents: [JSON] = []
   private var nextTransaction: UInt64 = 0
   var isClosed = false
-  /// Recent entries and what `--record` reports (Store+History.swift); nil when off.
-  var history: StoreHistory<F>?
+  /// Recent entries and what `--record` reports (StoreHistory.swift); nil when off.
+  var history: HistoryLog?
+  /// The states of the history's snapshots, oldest first (`HistoryLog.afters`).
+  var historyStates: [F.State] = []
   /// Raised by a rewind: actions sent by effects of an older generation are dropped, so an
   /// effect cancelled by a rewind cannot patch the restored state late.
   var generation: UInt64 = 0

@@ -58,25 +58,27 @@ private struct Stamper: Feature {
 
   @Test func aSnapshotIsKeptEvery64Entries() throws {
     let (store, _) = try recordedCounter(limit: 1000, actions: 200)
-    let ring = try #require(store.history?.ring)
-    #expect(ring.snapshots.map(\.after) == [0, 64, 128, 192])
-    #expect(ring.items.count == 200)
+    let ring = try #require(store.history)
+    #expect(ring.afters == [0, 64, 128, 192])
+    #expect(ring.count == 200)
+    #expect(store.historyStates.count == 4)
     // Each snapshot holds the state after its entry: reducing nothing again gives it.
-    for snapshot in ring.snapshots.dropFirst() {
-      let entry = try #require(ring.items.first { $0.seq == snapshot.after })
-      #expect(snapshot.version == entry.version)
-      #expect(try store.state(at: snapshot.version).count == snapshot.state.count)
+    for (index, after) in ring.afters.enumerated().dropFirst() {
+      let entry = try #require(ring.item(after))
+      #expect(ring.versions[index] == entry.version)
+      #expect(try store.state(at: entry.version).count == store.historyStates[index].count)
     }
   }
 
   @Test func theRingKeepsAtLeastTheLimitAndAtMostOneIntervalMore() throws {
     let (store, views) = try recordedCounter(limit: 100, actions: 1000)
-    let ring = try #require(store.history?.ring)
-    #expect(ring.items.count >= 100)
-    #expect(ring.items.count < 100 + 64)
-    #expect(ring.snapshots.count <= 3)
+    let ring = try #require(store.history)
+    #expect(ring.count >= 100)
+    #expect(ring.count < 100 + 64)
+    #expect(ring.afters.count <= 3)
+    #expect(store.historyStates.count == ring.afters.count)
     let first = try #require(store.firstHeldVersion)
-    #expect(first == ring.snapshots[0].version)
+    #expect(first == ring.versions[0])
     #expect(first > 0)
     #expect(try store.published(at: first) == views[first])
     #expect(try store.published(at: store.version - 1) == views[store.version - 1])
@@ -88,9 +90,9 @@ private struct Stamper: Feature {
 
   @Test func aSmallLimitTakesSnapshotsAsOftenAsItKeepsEntries() throws {
     let (store, views) = try recordedCounter(limit: 10, actions: 100)
-    let ring = try #require(store.history?.ring)
+    let ring = try #require(store.history)
     #expect(ring.interval == 10)
-    #expect((10..<20).contains(ring.items.count))
+    #expect((10..<20).contains(ring.count))
     let first = try #require(store.firstHeldVersion)
     for version in first...store.version {
       #expect(try store.published(at: version) == views[version])

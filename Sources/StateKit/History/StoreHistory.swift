@@ -1,37 +1,27 @@
 import JSON
 
-/// A store's history settings and entries: the ring (nil with `limit` 0, when only a
-/// recording asked for entries) and where each entry and effect event is reported.
-struct StoreHistory<F: Feature> {
-  var ring: HistoryRing<F.State, F.Action>?
-  var sink: (@MainActor (HistoryRecord) -> Void)?
-  var nextSeq: UInt64 = 1
-  /// Effects started by the action being reduced, whose entry is made once it is published:
-  /// they join that entry, and are reported after it.
-  var starting: [EffectLife] = []
-  /// The seq of the entry being made (taken, not yet kept).
-  var making: UInt64?
-}
-
 extension Store {
   /// Starts keeping the last `limit` entries (0: none, only `sink` hears them) and reporting
   /// every entry and effect event to `sink`. History starts from the current state, which is
-  /// the oldest one it can produce until the ring fills.
+  /// the oldest one it can produce until the log fills.
   public func startHistory(limit: Int, sink: (@MainActor (HistoryRecord) -> Void)?) {
     guard limit > 0 || sink != nil else {
       history = nil
+      historyStates = []
       return
     }
-    let ring =
-      limit > 0 ? HistoryRing<F.State, F.Action>(limit: limit, state: state, version: version) : nil
-    history = StoreHistory(ring: ring, sink: sink)
+    history = HistoryLog(limit: limit, version: version, sink: sink)
+    historyStates = limit > 0 ? [state] : []
   }
 
   /// Whether entries are being made (history or a recording is on).
   public var keepsHistory: Bool { history != nil }
 
   /// The oldest version whose state history can still produce (nil: no history kept).
-  public var firstHeldVersion: UInt64? { history?.ring?.firstVersion }
+  public var firstHeldVersion: UInt64? {
+    guard let history, history.keepsEntries else { return nil }
+    return history.firstVersion
+  }
 
   /// `reduce` with history: the action is stamped with the wall-clock time (bound to
   /// `ReduceTime.current` while reducing), timed with its publication, and kept. Replay passes
@@ -40,10 +30,11 @@ extension Store {
   func reduceRecording(
     _ action: F.Action, _ context: EffectContext, fromEffect: Bool, stamp: Int64? = nil
   ) -> Publication? {
+    guard let history else { return nil }
     let clock = ContinuousClock()
     let began = clock.now
     let at = stamp ?? ReduceTime.now()
-    let seq = takeSeq()
+    let seq = history.takeSeq()
     let effect = ReduceTime.$current.withValue(at) { feature.reduce(into: &state, action: action) }
     if stamp == nil {
       var inner = context
@@ -54,51 +45,43 @@ extension Store {
     let origin = HistoryEntry.Origin(
       request: context.cause, action: fromEffect ? context.origin : nil)
     keep(
-      HistoryRing.Item(
+      HistoryLog.Item(
         seq: seq, kind: .action, version: version, action: action, origin: origin,
         patch: publication?.patch ?? [], events: publication?.events ?? [], at: at,
-        duration: clock.now - began))
+        duration: clock.now - began), in: history)
     didReduce?(action, fromEffect)
     return publication
   }
 
-  private func takeSeq() -> UInt64 {
-    let seq = history?.nextSeq ?? 1
-    history?.nextSeq += 1
-    history?.making = seq
-    return seq
-  }
-
   /// Events an effect emitted outside a reduce (`Store.run`), kept as an entry of their own.
   func recordEvents(_ publication: Publication, _ context: EffectContext) {
+    guard let history else { return }
     keep(
-      HistoryRing.Item(
-        seq: takeSeq(), kind: .events, version: version, action: nil,
+      HistoryLog.Item(
+        seq: history.takeSeq(), kind: .events, version: version, action: nil,
         origin: HistoryEntry.Origin(request: context.cause, action: context.origin),
         patch: publication.patch, events: publication.events, at: ReduceTime.now(),
-        duration: .zero))
+        duration: .zero), in: history)
   }
 
-  private func keep(_ item: consuming HistoryRing<F.State, F.Action>.Item) {
-    history?.making = nil
-    let started = history?.starting ?? []
+  private func keep(_ item: consuming HistoryLog.Item, in history: HistoryLog) {
+    let started = history.starting
     if !started.isEmpty {
       item.effects = started
-      history?.starting.removeAll()
+      history.starting.removeAll()
     }
-    guard let sink = history?.sink else {
-      history?.ring?.append(item, state: state)
-      return
-    }
-    let made = entry(item)
-    history?.ring?.append(item, state: state)
+    let made = history.sink == nil ? nil : entry(item)
+    let (snapshot, forget) = history.append(item)
+    if snapshot { historyStates.append(state) }
+    if forget > 0 { historyStates.removeFirst(forget) }
+    guard let sink = history.sink, let made else { return }
     sink(.entry(made))
     for life in started { sink(.effect(store: id, life)) }
   }
 
   /// The public form of an item; the action is encoded only when someone reads it.
-  func entry(_ item: HistoryRing<F.State, F.Action>.Item) -> HistoryEntry {
-    let action = item.action
+  func entry(_ item: HistoryLog.Item) -> HistoryEntry {
+    let action = item.action as? F.Action
     return HistoryEntry(
       store: id, seq: item.seq, kind: item.kind, version: item.version,
       action: { action.flatMap { try? WireFormat.encode($0) } }, origin: item.origin,
@@ -107,39 +90,43 @@ extension Store {
   }
 
   func effectStarted(_ key: UInt64, kind: String, _ context: EffectContext) {
+    guard let history else { return }
     let life = EffectLife(
       effect: key, kind: kind, action: context.origin, status: .running,
       startedAt: ReduceTime.now(), duration: .zero)
     running[key]?.life = life
     running[key]?.started = ContinuousClock().now
     // Started by the action being reduced: it joins that action's entry when it is kept.
-    if let origin = context.origin, origin == history?.making {
-      history?.starting.append(life)
+    if let origin = context.origin, origin == history.making {
+      history.starting.append(life)
       return
     }
-    history?.ring?.update(life)
-    history?.sink?(.effect(store: id, life))
+    history.update(life)
+    history.sink?(.effect(store: id, life))
   }
 
   func effectEnded(
     _ life: EffectLife, started: ContinuousClock.Instant?, failed: Bool, cancelled: Bool
   ) {
+    guard let history else { return }
     var life = life
     life.status = failed ? .failed : cancelled ? .cancelled : .finished
     life.duration = started.map { ContinuousClock().now - $0 } ?? .zero
-    history?.ring?.update(life)
-    history?.sink?(.effect(store: id, life))
+    history.update(life)
+    history.sink?(.effect(store: id, life))
   }
 
   /// Entries with a version above `since` (all held when nil), oldest first, at most `limit`
   /// but never ending inside a run of entries that share a version, so that paging by
   /// `since` = the last version received misses nothing.
   public func historyEntries(since: UInt64?, limit: Int) -> [HistoryEntry] {
-    guard let ring = history?.ring, limit > 0 else { return [] }
-    let start = since.map { ring.firstSeq(after: $0) } ?? 0
-    var items = ring.items(from: start, limit: limit)
+    guard let history, history.keepsEntries, limit > 0 else { return [] }
+    let start = since.map { history.firstSeq(after: $0) } ?? 0
+    var items = history.items(from: start, limit: limit)
     // Complete the run of the last version, so that the next page starts after it.
-    while let last = items.last, let next = ring.item(last.seq + 1), next.version == last.version {
+    while let last = items.last, let next = history.item(last.seq + 1),
+      next.version == last.version
+    {
       items.append(next)
     }
     return items.map(entry)
@@ -149,14 +136,14 @@ extension Store {
   /// snapshot with the actions after it reduced again, at their recorded times, effects
   /// dropped.
   public func state(at version: UInt64) throws(HistoryError) -> F.State {
-    guard let ring = history?.ring else { throw .off }
+    guard let history, history.keepsEntries else { throw .off }
     guard version <= self.version else { throw .future(current: self.version) }
-    guard version >= ring.firstVersion else { throw .evicted(oldest: ring.firstVersion) }
+    guard version >= history.firstVersion else { throw .evicted(oldest: history.firstVersion) }
     if version == self.version { return state }
-    let (snapshot, actions) = ring.path(to: version)
-    var past = snapshot.state
-    for item in actions {
-      guard let action = item.action else { continue }
+    let (snapshot, items) = history.path(to: version)
+    var past = historyStates[snapshot]
+    for item in items {
+      guard let action = item.action as? F.Action else { continue }
       _ = ReduceTime.$current.withValue(item.at) { feature.reduce(into: &past, action: action) }
     }
     return past
@@ -164,7 +151,7 @@ extension Store {
 
   /// The published view at `version`, encoded.
   public func published(at version: UInt64) throws(HistoryError) -> JSON {
-    if version == self.version, history?.ring != nil { return published }
+    if version == self.version, history?.keepsEntries == true { return published }
     let past = try state(at: version)
     return (try? JSONValueEncoder().encode(feature.view(of: past))) ?? .null
   }
@@ -181,12 +168,14 @@ extension Store {
     let began = clock.now
     state = past
     let publication = publish(cause: cause)
-    keep(
-      HistoryRing.Item(
-        seq: takeSeq(), kind: .rewind(to: version), version: self.version, action: nil,
-        origin: HistoryEntry.Origin(request: cause, action: nil),
-        patch: publication?.patch ?? [], events: [], at: ReduceTime.now(),
-        duration: clock.now - began))
+    if let history {
+      keep(
+        HistoryLog.Item(
+          seq: history.takeSeq(), kind: .rewind(to: version), version: self.version, action: nil,
+          origin: HistoryEntry.Origin(request: cause, action: nil),
+          patch: publication?.patch ?? [], events: [], at: ReduceTime.now(),
+          duration: clock.now - began), in: history)
+    }
     return self.version
   }
 
@@ -202,6 +191,7 @@ extension Store {
       }
     }
     let decoded = try decoding.get()
+    if history == nil { startHistory(limit: 1, sink: nil) }
     let context = EffectContext(transaction: Transaction(rawValue: 0), cause: nil)
     let publication = reduceRecording(decoded, context, fromEffect: false, stamp: at)
     return publication?.patch ?? []
