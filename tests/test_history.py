@@ -31,8 +31,8 @@ def test_history_pages_oldest_first_and_holds_about_the_bound(spawn):
     whole = client.history("counter")
     first = whole["first"]
     assert whole["version"] == 300
-    # At least the bound, at most one snapshot interval (64) more.
-    assert 100 <= len(whole["entries"]) < 164
+    # Exactly the bound: the oldest entries fell onto the checkpoint.
+    assert len(whole["entries"]) == 100
     assert first == whole["entries"][0]["version"] - 1
     assert [e["version"] for e in whole["entries"]] == list(range(first + 1, 301))
     entry = whole["entries"][-1]
@@ -59,7 +59,7 @@ def test_state_at_every_held_version_and_refusals_past_the_bound(spawn):
     client = spawn("--history", "100")
     increments(client, 250)
     first = client.history("counter")["first"]
-    # Across snapshot boundaries (every 64 entries) and at both ends.
+    # Every version held, from the checkpoint to the current one.
     for version in range(first, 251):
         assert client.state_at("counter", version) == {
             "store": "counter", "version": version, "state": {"count": version}}

@@ -21,8 +21,24 @@ private struct Stamper: Feature {
   }
 }
 
-/// History in the store: the bounded ring, snapshots every 64 entries, the state at a past
-/// version, rewind.
+/// A pile of strings: a container the reducer edits in place.
+private struct Pile: Feature {
+  struct State: Codable, Equatable, Sendable {
+    var items: [String] = []
+  }
+  enum Action: Codable, Equatable, Sendable {
+    case put(item: String)
+  }
+  static let name = "pile"
+  static let publicActions = ["put"]
+  var initialState: State { State() }
+  func reduce(into state: inout State, action: Action) -> Effect<Action, Never> {
+    if case .put(let item) = action { state.items.append(item) }
+    return .none
+  }
+}
+
+/// History in the store: the bounded log, its checkpoint, the state at a past version, rewind.
 @MainActor
 @Suite struct HistoryTests {
   /// A counter store with history, driven through a fixed, varied script; returns the store
@@ -56,29 +72,47 @@ private struct Stamper: Feature {
     }
   }
 
-  @Test func aSnapshotIsKeptEvery64Entries() throws {
-    let (store, _) = try recordedCounter(limit: 1000, actions: 200)
-    let ring = try #require(store.history)
-    #expect(ring.afters == [0, 64, 128, 192])
-    #expect(ring.count == 200)
-    #expect(store.historyStates.count == 4)
-    // Each snapshot holds the state after its entry: reducing nothing again gives it.
-    for (index, after) in ring.afters.enumerated().dropFirst() {
-      let entry = try #require(ring.item(after))
-      #expect(ring.versions[index] == entry.version)
-      #expect(try store.state(at: entry.version).count == store.historyStates[index].count)
-    }
+  @Test func theCheckpointFollowsTheOldestEntryHeld() throws {
+    let (store, views) = try recordedCounter(limit: 64, actions: 200)
+    let log = try #require(store.history)
+    #expect(log.count == 64)
+    #expect(log.baseSeq == 200 - 64)
+    // The checkpoint is the state before the oldest entry: the entries that fell off were
+    // reduced onto it, so it publishes the view at the first version held.
+    let base = try #require(store.historyBase)
+    #expect(try JSONValueEncoder().encode(Counter().view(of: base)) == views[log.firstVersion])
   }
 
-  @Test func theRingKeepsAtLeastTheLimitAndAtMostOneIntervalMore() throws {
+  @Test func theCheckpointMovesWithTheLogAndIsItsOwnValue() throws {
+    let store = Store(feature: Pile())
+    store.startHistory(limit: 10, sink: nil)
+    for index in 0..<100 { store.send(.put(item: "item \(index)")) }
+    let base = try #require(store.historyBase)
+    #expect(base.items == (0..<90).map { "item \($0)" })
+    #expect(store.state.items.count == 100)
+    #expect(try store.state(at: 95).items == (0..<95).map { "item \($0)" })
+    #expect(try store.state(at: 90).items == base.items)
+    #expect(throws: HistoryError.evicted(oldest: 90)) { try store.state(at: 89) }
+  }
+
+  @Test func aRewindThatFallsOffTheLogBecomesTheCheckpoint() throws {
+    let store = Store(feature: Pile())
+    store.startHistory(limit: 3, sink: nil)
+    for index in 0..<5 { store.send(.put(item: "\(index)")) }
+    #expect(try store.rewind(to: 2, cause: nil) == 6)
+    for index in 5..<9 { store.send(.put(item: "\(index)")) }
+    #expect(store.version == 10)
+    #expect(store.historyBase?.items == ["0", "1", "5"])
+    #expect(try store.state(at: 7).items == ["0", "1", "5"])
+    #expect(try store.state(at: 9).items == ["0", "1", "5", "6", "7"])
+  }
+
+  @Test func theLogKeepsExactlyTheLimit() throws {
     let (store, views) = try recordedCounter(limit: 100, actions: 1000)
-    let ring = try #require(store.history)
-    #expect(ring.count >= 100)
-    #expect(ring.count < 100 + 64)
-    #expect(ring.afters.count <= 3)
-    #expect(store.historyStates.count == ring.afters.count)
+    let log = try #require(store.history)
+    #expect(log.count == 100)
     let first = try #require(store.firstHeldVersion)
-    #expect(first == ring.versions[0])
+    #expect(first == log.baseVersion)
     #expect(first > 0)
     #expect(try store.published(at: first) == views[first])
     #expect(try store.published(at: store.version - 1) == views[store.version - 1])
@@ -88,12 +122,10 @@ private struct Stamper: Feature {
     }
   }
 
-  @Test func aSmallLimitTakesSnapshotsAsOftenAsItKeepsEntries() throws {
-    let (store, views) = try recordedCounter(limit: 10, actions: 100)
-    let ring = try #require(store.history)
-    #expect(ring.interval == 10)
-    #expect((10..<20).contains(ring.count))
+  @Test func aLimitOfOneStillProducesThePreviousVersion() throws {
+    let (store, views) = try recordedCounter(limit: 1, actions: 100)
     let first = try #require(store.firstHeldVersion)
+    #expect(store.history?.count == 1)
     for version in first...store.version {
       #expect(try store.published(at: version) == views[version])
     }

@@ -5,7 +5,8 @@ busy machine slows every variant alike; the best of each is kept).
 - pipelined counter increments/s (bench/server/drive.py throughput)
 - a notes edit at M notes (drive.py bigstate): history keeps a snapshot of the state every 64
   entries, and the reducer's next edit then copies the containers it touches
-- resident memory after those runs: what a full ring of 1000 entries costs
+- peak resident memory after those runs, and after 2,000 edits at 100,000 notes: what a full
+  log of 1000 entries and its snapshots (about 17 copies of the edited containers) cost
 
 Target: throughput with history on at least 0.9x history off.
 """
@@ -56,6 +57,20 @@ def peak_rss_mb(cmd, payload, last, setup=b"", setup_id=None):
     return peak / 1024
 
 
+def big_state(m, k):
+    """Opens a `notes` store of `m` notes, then `k` edits of one note each."""
+    notes = [{"id": f"n{i}", "text": f"note {i}", "createdAt": "2026-01-01T00:00:00Z",
+              "updatedAt": "2026-01-01T00:00:00Z", "syncStatus": "synchronized"}
+             for i in range(m)]
+    setup = drive.line(1, "store/open",
+                       {"feature": "notes", "store": "bench", "state": {"notes": notes}})
+    payload = b"".join(
+        drive.line(i, "dispatch", {"store": "bench", "action": {
+            "type": "edit", "id": f"n{(i * 7919) % m}", "text": f"edit {i}"}})
+        for i in range(2, k + 2))
+    return setup, payload, k + 1
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--server", required=True)
@@ -77,18 +92,21 @@ def main():
             throughput[name] = max(throughput[name], result["per_second"])
             result = run_drive("bigstate", notes, edits, "--", *cmd)
             edit_us[name] = min(edit_us[name], result["per_action_us"])
-    memory = {}
+    memory, big_memory = {}, {}
     payload = b"".join(drive.increment(i) for i in range(1, total + 1))
+    big = n(100_000)
+    setup, edits_payload, last = big_state(big, 2000)
     for name, cmd in variants.items():
         memory[name] = peak_rss_mb(cmd, payload, total)
+        big_memory[name] = peak_rss_mb(cmd, edits_payload, last, setup=setup, setup_id=1)
     os.unlink(record)
 
     base = throughput["history off"]
     print(f"{'variant':<26}{'increments/s':>14}{'ratio':>8}{f'edit at {notes} notes (us)':>28}"
-          f"{'peak RSS (MB)':>15}")
+          f"{'peak RSS (MB)':>15}{f'RSS, {big} notes (MB)':>24}")
     for name in variants:
         print(f"{name:<26}{throughput[name]:>14,.0f}{throughput[name] / base:>7.2f}x"
-              f"{edit_us[name]:>28.1f}{memory[name]:>15.1f}")
+              f"{edit_us[name]:>28.1f}{memory[name]:>15.1f}{big_memory[name]:>24.1f}")
     ratio = throughput["history 1000"] / base
     ok = ratio >= 0.9
     print(f"\nthroughput with history on / off: {ratio:.2f}x (target >= 0.9x): "

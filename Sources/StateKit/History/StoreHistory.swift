@@ -7,11 +7,11 @@ extension Store {
   public func startHistory(limit: Int, sink: (@MainActor (HistoryRecord) -> Void)?) {
     guard limit > 0 || sink != nil else {
       history = nil
-      historyStates = []
+      historyBase = nil
       return
     }
     history = HistoryLog(limit: limit, version: version, sink: sink)
-    historyStates = limit > 0 ? [state] : []
+    historyBase = limit > 0 ? state : nil
   }
 
   /// Whether entries are being made (history or a recording is on).
@@ -71,12 +71,25 @@ extension Store {
       history.starting.removeAll()
     }
     let made = history.sink == nil ? nil : entry(item)
-    let (snapshot, forget) = history.append(item)
-    if snapshot { historyStates.append(state) }
-    if forget > 0 { historyStates.removeFirst(forget) }
+    if let dropped = history.append(item), historyBase != nil {
+      advanceBase(past: dropped)
+    }
     guard let sink = history.sink, let made else { return }
     sink(.entry(made))
     for life in started { sink(.effect(store: id, life)) }
+  }
+
+  /// Reduces an entry that fell off the log onto the checkpoint, in place (the store holds
+  /// the only reference to the checkpoint's storage once the live state has moved on).
+  private func advanceBase(past item: HistoryLog.Item) {
+    if let restored = item.restored as? F.State {
+      historyBase = restored
+    } else if let action = item.action as? F.Action, var base = historyBase {
+      // Moved out first, so that `base` holds the only reference and the reduce edits in place.
+      historyBase = nil
+      _ = ReduceTime.$current.withValue(item.at) { feature.reduce(into: &base, action: action) }
+      historyBase = base
+    }
   }
 
   /// The public form of an item; the action is encoded only when someone reads it.
@@ -122,7 +135,7 @@ extension Store {
   public func historyEntries(since: UInt64?, limit: Int) -> [HistoryEntry] {
     guard let history, history.keepsEntries, limit > 0 else { return [] }
     let start = since.map { history.firstSeq(after: $0) } ?? 0
-    var items = history.items(from: start, limit: limit)
+    var items = Array(history.items(from: start, limit: limit))
     // Complete the run of the last version, so that the next page starts after it.
     while let last = items.last, let next = history.item(last.seq + 1),
       next.version == last.version
@@ -140,11 +153,13 @@ extension Store {
     guard version <= self.version else { throw .future(current: self.version) }
     guard version >= history.firstVersion else { throw .evicted(oldest: history.firstVersion) }
     if version == self.version { return state }
-    let (snapshot, items) = history.path(to: version)
-    var past = historyStates[snapshot]
-    for item in items {
-      guard let action = item.action as? F.Action else { continue }
-      _ = ReduceTime.$current.withValue(item.at) { feature.reduce(into: &past, action: action) }
+    guard var past = historyBase else { throw .off }
+    for item in history.path(to: version) {
+      if let restored = item.restored as? F.State {
+        past = restored
+      } else if let action = item.action as? F.Action {
+        _ = ReduceTime.$current.withValue(item.at) { feature.reduce(into: &past, action: action) }
+      }
     }
     return past
   }
@@ -172,7 +187,7 @@ extension Store {
       keep(
         HistoryLog.Item(
           seq: history.takeSeq(), kind: .rewind(to: version), version: self.version, action: nil,
-          origin: HistoryEntry.Origin(request: cause, action: nil),
+          restored: past, origin: HistoryEntry.Origin(request: cause, action: nil),
           patch: publication?.patch ?? [], events: [], at: ReduceTime.now(),
           duration: clock.now - began), in: history)
     }
