@@ -41,8 +41,8 @@ final class HistoryLog {
 
   /// Entries kept per store; 0 keeps none (only `sink` hears them).
   let limit: Int
-  /// The entries held are `items[head...]`, oldest first; the dropped prefix is removed in
-  /// one move once it is as long as the log, so dropping is O(1) amortized.
+  /// The entries held, a ring once full: the oldest is at `head`, and a new entry takes the
+  /// place of the one it pushes out.
   private var items: [Item] = []
   private var head = 0
   /// The checkpoint: the state after entry `baseSeq` (0: before the first), at `baseVersion`.
@@ -67,7 +67,7 @@ final class HistoryLog {
   var keepsEntries: Bool { limit > 0 }
   /// The oldest version whose state can be produced.
   var firstVersion: UInt64 { baseVersion }
-  var count: Int { items.count - head }
+  var count: Int { items.count }
 
   func takeSeq() -> UInt64 {
     let seq = nextSeq
@@ -81,60 +81,66 @@ final class HistoryLog {
   func append(_ item: Item) -> Item? {
     making = nil
     guard keepsEntries else { return nil }
-    items.append(item)
-    guard count > limit else { return nil }
-    let dropped = items[head]
-    head += 1
+    guard items.count == limit else {
+      items.append(item)
+      return nil
+    }
+    var dropped = item
+    swap(&dropped, &items[head])
+    head = head + 1 == limit ? 0 : head + 1
     baseSeq = dropped.seq
     baseVersion = dropped.version
-    if head >= limit {
-      items.removeFirst(head)
-      head = 0
-    }
     return dropped
   }
 
-  /// The index in `items` of entry `seq`, if still held.
-  private func index(of seq: UInt64) -> Int? {
+  /// The entry `offset` places after the oldest held.
+  private subscript(offset: Int) -> Item {
+    let index = head + offset
+    return items[index < items.count ? index : index - items.count]
+  }
+
+  /// The offset from the oldest held of entry `seq`, if still held.
+  private func offset(of seq: UInt64) -> Int? {
     guard seq > baseSeq, seq < nextSeq else { return nil }
-    let index = head + Int(seq - baseSeq - 1)
-    return index < items.count ? index : nil
+    let offset = Int(seq - baseSeq - 1)
+    return offset < items.count ? offset : nil
   }
 
   /// The seq of the first entry with a version above `version` (`nextSeq` if none); versions
   /// never fall along the log.
   func firstSeq(after version: UInt64) -> UInt64 {
-    var low = head
+    var low = 0
     var high = items.count
     while low < high {
       let middle = (low + high) / 2
-      if items[middle].version <= version { low = middle + 1 } else { high = middle }
+      if self[middle].version <= version { low = middle + 1 } else { high = middle }
     }
-    return baseSeq + UInt64(low - head) + 1
+    return baseSeq + UInt64(low) + 1
   }
 
   /// Entries from seq `start` on, at most `limit` of them, oldest first.
-  func items(from start: UInt64, limit: Int) -> ArraySlice<Item> {
-    guard let first = index(of: max(start, baseSeq + 1)) else { return [] }
-    return items[first..<min(items.count, first + limit)]
+  func items(from start: UInt64, limit: Int) -> [Item] {
+    guard let first = offset(of: max(start, baseSeq + 1)) else { return [] }
+    return (first..<min(items.count, first + limit)).map { self[$0] }
   }
 
   /// The entry `seq`, if still held.
   func item(_ seq: UInt64) -> Item? {
-    index(of: seq).map { items[$0] }
+    offset(of: seq).map { self[$0] }
   }
 
   /// The entries to reduce again, after the checkpoint, to reach the last state at `version`
   /// (which must be between `firstVersion` and the current version): those up to the last
   /// one whose version is at most `version`.
-  func path(to version: UInt64) -> ArraySlice<Item> {
+  func path(to version: UInt64) -> [Item] {
     let end = firstSeq(after: version)
-    return items[head..<(head + Int(end - baseSeq - 1))]
+    return (0..<Int(end - baseSeq - 1)).map { self[$0] }
   }
 
   /// Records an effect's start or end on the entry of the action that started it.
   func update(_ life: EffectLife) {
-    guard let seq = life.action, let index = index(of: seq) else { return }
+    guard let seq = life.action, let offset = offset(of: seq) else { return }
+    let index = head + offset < items.count ? head + offset : head + offset - items.count
     if let existing = items[index].effects.firstIndex(where: { $0.effect == life.effect }) {
       items[index].effects[existing] = life
     } else {

@@ -35,7 +35,7 @@ extension Store {
     let began = clock.now
     let at = stamp ?? ReduceTime.now()
     let seq = history.takeSeq()
-    let effect = ReduceTime.$current.withValue(at) { feature.reduce(into: &state, action: action) }
+    let effect = ReduceTime.reducing(at: at) { feature.reduce(into: &state, action: action) }
     if stamp == nil {
       var inner = context
       inner.origin = seq
@@ -82,12 +82,12 @@ extension Store {
   /// Reduces an entry that fell off the log onto the checkpoint, in place (the store holds
   /// the only reference to the checkpoint's storage once the live state has moved on).
   private func advanceBase(past item: HistoryLog.Item) {
-    if let restored = item.restored as? F.State {
+    if case .rewind = item.kind, let restored = item.restored as? F.State {
       historyBase = restored
     } else if let action = item.action as? F.Action, var base = historyBase {
       // Moved out first, so that `base` holds the only reference and the reduce edits in place.
       historyBase = nil
-      _ = ReduceTime.$current.withValue(item.at) { feature.reduce(into: &base, action: action) }
+      _ = ReduceTime.reducing(at: item.at) { feature.reduce(into: &base, action: action) }
       historyBase = base
     }
   }
@@ -135,7 +135,7 @@ extension Store {
   public func historyEntries(since: UInt64?, limit: Int) -> [HistoryEntry] {
     guard let history, history.keepsEntries, limit > 0 else { return [] }
     let start = since.map { history.firstSeq(after: $0) } ?? 0
-    var items = Array(history.items(from: start, limit: limit))
+    var items = history.items(from: start, limit: limit)
     // Complete the run of the last version, so that the next page starts after it.
     while let last = items.last, let next = history.item(last.seq + 1),
       next.version == last.version
@@ -155,10 +155,10 @@ extension Store {
     if version == self.version { return state }
     guard var past = historyBase else { throw .off }
     for item in history.path(to: version) {
-      if let restored = item.restored as? F.State {
+      if case .rewind = item.kind, let restored = item.restored as? F.State {
         past = restored
       } else if let action = item.action as? F.Action {
-        _ = ReduceTime.$current.withValue(item.at) { feature.reduce(into: &past, action: action) }
+        _ = ReduceTime.reducing(at: item.at) { feature.reduce(into: &past, action: action) }
       }
     }
     return past
