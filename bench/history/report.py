@@ -8,8 +8,13 @@ busy machine slows every variant alike; the best of each is kept).
 - peak resident memory after those runs, and after 2,000 edits at 100,000 notes: what a full
   log of 1000 entries and its snapshots (about 17 copies of the edited containers) cost
 
+- when valgrind is installed: instructions per pipelined increment (callgrind), which a busy
+  machine does not disturb
+
 Target: throughput with history on at least 0.9x history off.
 """
+import re
+import shutil
 import argparse
 import json
 import os
@@ -71,6 +76,20 @@ def big_state(m, k):
     return setup, payload, k + 1
 
 
+def instructions(cmd, payload):
+    """Instructions (callgrind's Ir) the server runs for `payload`, start-up included."""
+    with tempfile.NamedTemporaryFile() as out, tempfile.NamedTemporaryFile() as data:
+        data.write(payload)
+        data.flush()
+        with open(data.name, "rb") as stdin:
+            result = subprocess.run(
+                ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out.name}", *cmd],
+                stdin=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                timeout=1800)
+    found = re.search(r"Collected : (\d+)", result.stderr)
+    return int(found.group(1)) if found else None
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--server", required=True)
@@ -107,6 +126,17 @@ def main():
     for name in variants:
         print(f"{name:<26}{throughput[name]:>14,.0f}{throughput[name] / base:>7.2f}x"
               f"{edit_us[name]:>28.1f}{memory[name]:>15.1f}{big_memory[name]:>24.1f}")
+    if shutil.which("valgrind"):
+        count = n(50_000)
+        payload = b"".join(drive.increment(i) for i in range(1, count + 1))
+        empty = instructions(variants["history off"], b"")
+        counted = {name: instructions(cmd, payload) for name, cmd in variants.items()
+                   if "--record" not in cmd}
+        if empty and all(counted.values()):
+            per = {name: (value - empty) / count for name, value in counted.items()}
+            print(f"\ninstructions per increment (callgrind, {count:,} increments, start-up "
+                  f"subtracted): history off {per['history off']:,.0f}, history 1000 "
+                  f"{per['history 1000']:,.0f} ({per['history off'] / per['history 1000']:.2f}x)")
     ratio = throughput["history 1000"] / base
     ok = ratio >= 0.9
     print(f"\nthroughput with history on / off: {ratio:.2f}x (target >= 0.9x): "
