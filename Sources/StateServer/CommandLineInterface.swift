@@ -217,5 +217,13 @@ extension ServerOptions {
       flag.valueIsOptional = true
       return flag
     }(),
+    Flag("--history", value: "N", help: "changes of history kept per store (default 1000; 0: off)")
+    {
+      (options, value) throws(UsageError) in
+      options.historyLimit = try FlagValue.integer(value, of: "--history")
+    },
+    Flag("--record", value: "FILE", help: "append every store's history to FILE (NDJSON)") {
+      options, value in options.recordPath = value
+    },
   ]
 }

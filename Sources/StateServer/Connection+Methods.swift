@@ -41,6 +41,9 @@ extension Connection {
         "capabilities": [
           "waits": ["reduced", "settled"], "subscriptionPaths": true, "batches": true,
           "cancelRequest": true, "coalescing": true,
+          "history": .integer(Int64(options.historyLimit)),
+          "rewind": .bool(options.historyLimit > 0),
+          "recording": .bool(options.recordPath != nil),
           "maxMessageBytes": .integer(Int64(options.maxMessageBytes)),
         ],
       ], barriers: registry.openStores.map(\.id))
@@ -115,6 +118,7 @@ extension Connection {
     guard registry.store(storeID) != nil else { throw .unknownStore(storeID) }
     registry.close(storeID)
     hub?.storeClosed(storeID, by: self)
+    recorder?.closed(storeID)
     if subscriptions.removeValue(forKey: storeID)?.isEmpty == false {
       let params: JSON = ["store": .string(storeID), "reason": "closed"]
       emit(.message(Self.notification("store/closed", params), barriers: [storeID]))

@@ -37,6 +37,9 @@ final class Connection {
   let log: Log
   let output: OutputQueue
   var inbox: Inbox?
+  /// `--record`: where every store's history goes (Connection+History.swift); the owner's,
+  /// shared with every attached connection.
+  var recorder: Recorder?
   var uncommitted: [Outgoing] = []
   /// While set, lines wait in `uncommitted` (an input batch of this client, or of another
   /// client through the hub).
@@ -206,6 +209,7 @@ final class Connection {
   static let methods: Set<String> = [
     "dispatch", "state/get", "state/subscribe", "state/unsubscribe", "store/open", "store/close",
     "store/list", "features/list", "initialize", "rpc.discover", "$/cancelRequest", "shutdown",
+    "history/get", "store/rewind",
   ]
 
   /// Routes a method; every method's params are validated before anything changes.
@@ -219,7 +223,7 @@ final class Connection {
     }
     switch method {
     case "dispatch": return try dispatch(params, id: id)
-    case "state/get": return try getState(params)
+    case "state/get": return try getStateAt(params)
     case "state/subscribe": return try subscribe(params)
     case "state/unsubscribe": return try unsubscribe(params)
     case "store/open": return try openStore(params)
@@ -235,6 +239,8 @@ final class Connection {
     case "rpc.discover": return .result(OpenRPC.document(features: registry.features))
     case "$/cancelRequest": return try cancel(params)
     case "shutdown": return shutdown(id: id)
+    case "history/get": return try getHistory(params)
+    case "store/rewind": return try rewindStore(params, id: id)
     default: throw .methodNotFound(method)
     }
   }
@@ -377,6 +383,7 @@ final class Connection {
 
   /// Watches a new store: its publications go to `publish`.
   func attach(_ store: any AnyStore) {
+    startHistory(of: store)
     if let hub { return hub.attach(store) }
     // Unowned, not weak (this runs once per reduced action): the store owns the closure, so
     // it is alive whenever the closure runs, and the connection lives as long as the process.

@@ -92,6 +92,8 @@ final class Hub {
     attachedSoFar += 1
     connection.role = .attached(attachedSoFar)
     connection.hub = self
+    // One recording for the process: stores an attached client opens or closes are recorded too.
+    connection.recorder = connections.first?.recorder
     for store in registry.openStores { connection.watch(store) }
     let peer = Peer(fd: fd, connection: connection)
     // Weak: the inbox belongs to the connection, and a strong capture would keep both alive

@@ -58,6 +58,17 @@ public struct Server: Sendable {
     let connection = Connection(registry: registry, output: queue, options: options, log: log)
     let hub = Hub(registry: registry, options: options, log: log)
     hub.add(owner: connection)
+    if let path = options.recordPath {
+      switch Recorder.start(
+        path: path, features: features, historyLimit: options.historyLimit, log: log)
+      {
+      case .success(let recorder): connection.recorder = recorder
+      case .failure(let error):
+        log.error("cannot record", ["reason": error.data?["reason"]?.stringValue ?? ""])
+        Log.flush()
+        return 2
+      }
+    }
     let listener: Listener?
     do {
       listener = try options.listen.map { address throws(UnixSocket.Failure) in
@@ -117,6 +128,7 @@ public struct Server: Sendable {
     // The owner drained; attached clients hear their stores closed, then the process exits.
     listener?.stop()
     await hub.closeAttached()
+    connection.recorder?.finish()
     for source in signals { source.cancel() }
     Log.flush()
     return status

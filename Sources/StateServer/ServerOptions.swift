@@ -17,6 +17,10 @@ public struct ServerOptions: Sendable {
   public var maxQueuedMessages = 4096
   /// `--listen`: where other clients of the same user attach; nil serves stdio alone.
   public var listen: ListenAddress?
+  /// Entries of history kept per store (`--history`); 0 keeps none.
+  public var historyLimit = 1000
+  /// Where `--record` appends every store's history; nil records nothing.
+  public var recordPath: String?
 
   public init() {}
 
