@@ -38,7 +38,21 @@ final class Connection {
   let output: OutputQueue
   var inbox: Inbox?
   private var uncommitted: [Outgoing] = []
+  private var uncommittedSizes: [Int] = []
+  private var uncommittedBytes = 0
   private var inBatch = false
+  /// Lines taken from the inbox and not served yet: the output went over its budget first.
+  private var held: ArraySlice<InboundLine> = []
+  /// The input offset that `held` reaches.
+  private var heldOffset = 0
+  /// Every line that began before this input offset has been served.
+  var servedOffset = 0
+  /// The shutdown signals received so far (a second one exits at once).
+  var signalsReceived = 0
+  /// A signal's shutdown begins once the input written before it is served (this offset).
+  var shutdownOffset: Int?
+  /// Bytes written to stdin and not read yet (`FIONREAD`); 0 when unknown.
+  var unreadInput: @Sendable () -> Int = { 0 }
   var phase = Phase.serving
   /// `initialize`'s `subscribe`: whether every store is watched at its root automatically.
   var subscribesToAll = true
@@ -59,20 +73,49 @@ final class Connection {
   // MARK: Input
 
   /// Serves what the reader queued; called once per wake-up of the inbox, and again until it
-  /// comes back empty.
+  /// comes back empty. When the output goes over its budget it stops between two lines and
+  /// goes on once the writer has made room, so one read of many large answers never holds more
+  /// than the budget (the other tasks of the main actor, signals included, run meanwhile).
   func drainInbox() {
     guard let inbox else { return }
-    let lines = inbox.take()
-    guard !lines.isEmpty else { return }
-    receive(lines)
-    Task { @MainActor in self.drainInbox() }
+    if held.isEmpty {
+      let taken = inbox.takeWithOffset()
+      held = taken.lines[...]
+      heldOffset = taken.offset
+      guard !held.isEmpty else {
+        served(through: heldOffset)
+        return
+      }
+    }
+    let full = serve(&held)
+    if held.isEmpty { served(through: heldOffset) }
+    Task { @MainActor in
+      if full { await self.output.room() }
+      self.drainInbox()
+    }
   }
 
+  /// Serves every line, whatever the output budget (tests drive the connection with it).
   func receive(_ lines: [InboundLine]) {
+    var lines = lines[...]
+    while !lines.isEmpty { _ = serve(&lines) }
+  }
+
+  /// Serves lines from the front of `lines` until none is left or the output is over budget;
+  /// returns whether it is. Commits whenever a megabyte of output is waiting, so the writer
+  /// works while a long read is still being served.
+  private func serve(_ lines: inout ArraySlice<InboundLine>) -> Bool {
     inBatch = true
-    for line in lines { receive(line) }
+    var full = false
+    while let line = lines.popFirst() {
+      receive(line)
+      if uncommittedBytes >= 1 << 20 {
+        full = commit()
+        if full { break }
+      }
+    }
     inBatch = false
-    commit()
+    return commit() || full
   }
 
   private func receive(_ line: InboundLine) {
@@ -200,6 +243,10 @@ final class Connection {
     // (JSON-RPC's own example calls an unknown `subtract` with array params).
     guard Self.methods.contains(method) else { throw .methodNotFound(method) }
     let params = try Params(params)
+    if phase == .serving && output.isBroken {
+      // Nobody reads our answers any more: the client is gone, so change nothing more.
+      beginShutdown(reason: "stdout closed")
+    }
     if phase == .draining && method != "$/cancelRequest" && method != "shutdown" {
       throw .shuttingDown
     }
@@ -277,7 +324,7 @@ final class Connection {
           subscription.exists = subscription.path.value(in: store.published) != nil
         }
         guard !operations.isEmpty else { continue }
-        uncommitted.append(
+        queue(
           .patch(
             PatchNotice(
               store: publication.store, path: subscription.pathText, from: subscription.version,
@@ -287,24 +334,35 @@ final class Connection {
     }
     for event in publication.events {
       let params: JSON = ["store": .string(publication.store), "event": event]
-      uncommitted.append(
-        .message(Self.notification("store/event", params), barriers: [publication.store]))
+      queue(.message(Self.notification("store/event", params), barriers: [publication.store]))
     }
     if !inBatch { commit() }
   }
 
   func emit(_ line: Outgoing) {
-    uncommitted.append(line)
+    queue(line)
     if !inBatch { commit() }
   }
 
+  private func queue(_ line: Outgoing) {
+    let size = line.estimatedBytes
+    uncommitted.append(line)
+    uncommittedSizes.append(size)
+    uncommittedBytes += size
+  }
+
   /// Hands what was queued to the writer: at the end of each input batch, and at once for
-  /// output produced outside one (effects, replies resolved later).
-  func commit() {
-    guard !uncommitted.isEmpty else { return }
+  /// output produced outside one (effects, replies resolved later). Returns whether the output
+  /// is now over its budget.
+  @discardableResult
+  func commit() -> Bool {
+    guard !uncommitted.isEmpty else { return false }
     let lines = uncommitted
+    let sizes = uncommittedSizes
     uncommitted = []  // the queue keeps the buffer; the next batch starts a new one
-    output.append(lines) { compact(&$0) }
+    uncommittedSizes = []
+    uncommittedBytes = 0
+    return output.append(lines, sizes: sizes) { compact(&$0) }
   }
 
   /// Replaces a merged patch's operations by the subscribed value itself once they outweigh it,

@@ -13,8 +13,9 @@ import JSON
 /// `\r\n` endings and blank lines are accepted; the limit applies to a message without its line
 /// ending (`\n` or `\r\n`). A line longer than `maxMessageBytes` is never held in memory: once a partial line passes the limit its bytes are dropped as they arrive
 /// and the line is reported as ``InboundLine/oversize(bytes:)`` when its newline comes.
-/// Before each read the reader waits while the output queue is over its bound, so a client that
-/// stops reading stops the server reading too.
+/// Before each read the reader waits while the output queue is over its budget, so a client that
+/// stops reading stops the server reading too. It reads on after `shutdown` or a signal (the
+/// connection answers those lines `-32010`) until stdin ends or the process exits.
 final class LineReader: Sendable {
   private let fd: Int32
   private let maxMessageBytes: Int
@@ -115,7 +116,9 @@ final class LineReader: Sendable {
         start = 0
         end = 0
       }
-      if !batch.isEmpty { keepReading = inbox.push(batch) }
+      // Pushed even when empty (a read inside a long line): a signal's shutdown waits until
+      // the input read before it is served, and the offset tells how far that is.
+      keepReading = inbox.push(batch, bytes: count)
       if !keepReading { return }
     }
   }

@@ -1,4 +1,5 @@
 // The stateserver executable: the server's command line and the reference features.
+import CStartupSignals
 import Features
 import Foundation
 import StateServer
@@ -10,6 +11,10 @@ struct Options: Sendable {
   var latencyMs = 50
   var failRate = 0.0
 }
+
+// SIGTERM, SIGINT and SIGHUP have been blocked since the first instruction (the module's
+// .preinit_array entry); referencing it keeps the linker from dropping it.
+_ = cstartupsignals_linked()
 
 let flags =
   ServerOptions.flags.map { $0.lifted(\Options.server) } + [
