@@ -53,6 +53,9 @@ final class Connection {
   var shutdownOffset: Int?
   /// Bytes written to stdin and not read yet (`FIONREAD`); 0 when unknown.
   var unreadInput: @Sendable () -> Int = { 0 }
+  /// Writes a small commit at once, without the writer thread, when it can (see
+  /// ``StdoutWriter/writeDirectly(_:)``); nil: always through the queue.
+  var writeDirectly: (@Sendable ([Outgoing]) -> Bool)?
   var phase = Phase.serving
   /// `initialize`'s `subscribe`: whether every store is watched at its root automatically.
   var subscribesToAll = true
@@ -359,9 +362,11 @@ final class Connection {
     guard !uncommitted.isEmpty else { return false }
     let lines = uncommitted
     let sizes = uncommittedSizes
+    let bytes = uncommittedBytes
     uncommitted = []  // the queue keeps the buffer; the next batch starts a new one
     uncommittedSizes = []
     uncommittedBytes = 0
+    if bytes <= 4096, let writeDirectly, writeDirectly(lines) { return false }
     return output.append(lines, sizes: sizes) { compact(&$0) }
   }
 

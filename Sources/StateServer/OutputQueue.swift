@@ -35,6 +35,9 @@ final class OutputQueue: @unchecked Sendable {
   private var roomWaiters: [CheckedContinuation<Void, Never>] = []
   /// The writer found stdout closed: nothing will be written again.
   private var broken = false
+  /// Someone is writing to stdout: the writer thread with lines it took, or the committer
+  /// writing a small commit itself (``beginDirectWrite()``).
+  private var writing = false
   /// Per store, per subscription path: the index in `lines` of the newest patch that later
   /// patches may merge into.
   private var mergeTargets: [String: [String: Int]] = [:]
@@ -245,8 +248,9 @@ final class OutputQueue: @unchecked Sendable {
   func next() -> (lines: [Outgoing], sizes: [Int])? {
     condition.lock()
     defer { condition.unlock() }
-    while lines.isEmpty {
-      if finished {
+    writing = false
+    while lines.isEmpty || writing {
+      if finished && lines.isEmpty && !writing {
         if !isDrained {
           isDrained = true
           let callbacks = onDrained
@@ -258,8 +262,31 @@ final class OutputQueue: @unchecked Sendable {
       condition.wait()
     }
     let taken = (lines, sizes)
+    writing = true
     takeAll()
     return taken
+  }
+
+  /// For the committer: true when nothing is queued or being written, and the caller may then
+  /// write its lines to stdout itself (a lone answer skips the hand-off to the writer thread,
+  /// which costs a thread wake-up per request). Everything committed before has been written,
+  /// so the order holds. The caller must call ``endDirectWrite(written:broken:)``.
+  func beginDirectWrite() -> Bool {
+    condition.lock()
+    defer { condition.unlock() }
+    guard lines.isEmpty && !writing && !finished && !broken else { return false }
+    writing = true
+    return true
+  }
+
+  func endDirectWrite(written: Int, broken isBroken: Bool) {
+    condition.lock()
+    writing = false
+    writtenBytes += written
+    if isBroken { broken = true }
+    condition.broadcast()
+    wakeIfRoom()
+    condition.unlock()
   }
 
   /// Takes what is queued without waiting, as written; nil when nothing is (for tests).

@@ -80,9 +80,11 @@ public struct Server: Sendable {
     signals?.start { number in
       Task { @MainActor in connection.received(signal: number) }
     }
-    StdoutWriter(fd: output, queue: queue, log: log) {
+    let writer = StdoutWriter(fd: output, queue: queue, log: log) {
       Task { @MainActor in connection.beginShutdown(reason: "stdout closed") }
-    }.start()
+    }
+    connection.writeDirectly = { writer.writeDirectly($0) }
+    writer.start()
     LineReader(fd: input, maxMessageBytes: options.maxMessageBytes, inbox: inbox, output: queue)
       .start()
     let status = await connection.finished()

@@ -21,6 +21,8 @@ final class StdoutWriter: Sendable {
   private let log: Log
   private let onBroken: @Sendable () -> Void
   static let chunkBytes = 256 << 10
+  /// The pipe's capacity when stdout is a pipe (0 otherwise): a direct write must fit in it.
+  private let pipeCapacity: Int
 
   /// `onBroken` is called once, from the writer's thread, when stdout is closed or fails.
   init(fd: Int32, queue: OutputQueue, log: Log, onBroken: @escaping @Sendable () -> Void = {}) {
@@ -28,6 +30,33 @@ final class StdoutWriter: Sendable {
     self.queue = queue
     self.log = log
     self.onBroken = onBroken
+    var status = stat()
+    if fstat(fd, &status) == 0 && (status.st_mode & S_IFMT) == S_IFIFO {
+      pipeCapacity = Int(max(fcntl(fd, 1032 /* F_GETPIPE_SZ, Linux only */), 0))
+    } else {
+      pipeCapacity = 0
+    }
+  }
+
+  /// Writes a small commit from the caller's thread when nothing else is queued or being
+  /// written and the pipe has room for all of it (so `write(2)` cannot block); returns false
+  /// when the lines must go through the queue instead.
+  func writeDirectly(_ lines: [Outgoing]) -> Bool {
+    guard pipeCapacity > 0, queue.beginDirectWrite() else { return false }
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(512)
+    for line in lines { encode(line, into: &bytes) }
+    var unread: Int32 = 0
+    guard ioctl(fd, UInt(FIONREAD), &unread) == 0, bytes.count <= pipeCapacity - Int(unread)
+    else {
+      queue.endDirectWrite(written: 0, broken: false)
+      return false
+    }
+    let written = writeAll(bytes)
+    let broken = written < bytes.count
+    queue.endDirectWrite(written: written, broken: broken)
+    if broken { onBroken() }
+    return true
   }
 
   func start() {
