@@ -4,7 +4,7 @@ import PackageDescription
 // Layers (ARCHITECTURE.md): a target may import only what its arrow points to.
 //   stateserver -> StateServer -> StateKit -> JSON -> CJansson
 //   stateserver -> Features -> StateKit
-//   StateServer -> CSQLite (persistence), CSignals (signal forwarding)
+//   StateServer -> CSQLite (persistence), CSignals (signal forwarding), CMainQueue
 //   stateserver -> CStartupSignals (blocks the shutdown signals before any other code runs)
 let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
 
@@ -27,11 +27,13 @@ let package = Package(
     .target(name: "CSignals"),
     // Only executables link it: a test runner must keep its default SIGINT.
     .target(name: "CStartupSignals"),
+    // libdispatch's main-queue hooks, for the server's main-thread loop (MainLoop.swift).
+    .target(name: "CMainQueue"),
     .target(name: "JSON", dependencies: ["CJansson"], swiftSettings: strict),
     .target(name: "StateKit", dependencies: ["JSON"], swiftSettings: strict),
     .target(name: "StateKitTesting", dependencies: ["StateKit", "JSON"], swiftSettings: strict),
     .target(
-      name: "StateServer", dependencies: ["StateKit", "CSQLite", "CSignals"],
+      name: "StateServer", dependencies: ["StateKit", "CSQLite", "CSignals", "CMainQueue"],
       swiftSettings: strict),
     .target(name: "Features", dependencies: ["StateKit"], swiftSettings: strict),
     // Benchmarks and cross-language checks of the JSON layer (bench/json, bench/patch, tests/).

@@ -33,10 +33,10 @@ extension Connection {
     signalsReceived += 1
     guard signalsReceived > 1 else {
       log.info("signal received; draining", ["signal": String(number)])
-      guard phase == .serving, let inbox else { return }
+      guard phase == .serving else { return }
       // The offset first, then the pipe: a line read in between is counted by neither and is
       // at worst refused, never waited for.
-      let offset = inbox.readOffset
+      let offset = inputOffset()
       shutdownOffset = offset + unreadInput()
       served(through: servedOffset)
       Task { @MainActor in

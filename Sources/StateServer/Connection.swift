@@ -53,6 +53,8 @@ final class Connection {
   var shutdownOffset: Int?
   /// Bytes written to stdin and not read yet (`FIONREAD`); 0 when unknown.
   var unreadInput: @Sendable () -> Int = { 0 }
+  /// Bytes of input read so far (the inbox's, or the main loop's).
+  var inputOffset: @MainActor () -> Int = { 0 }
   /// Writes a small commit at once, without the writer thread, when it can (see
   /// ``StdoutWriter/writeDirectly(_:)``); nil: always through the queue.
   var writeDirectly: (@Sendable ([Outgoing]) -> Bool)?
@@ -95,6 +97,27 @@ final class Connection {
     Task { @MainActor in
       if full { await self.output.room() }
       self.drainInbox()
+    }
+  }
+
+  /// Serves the lines the main loop read (``MainLoop``); `offset` is the input they reach.
+  func receive(read lines: [InboundLine], through offset: Int) {
+    held.append(contentsOf: lines)
+    heldOffset = offset
+    serveHeld()
+  }
+
+  /// Whether the main loop may read more: nothing is held back and the output has room.
+  var wantsInput: Bool { held.isEmpty && !output.isOverBudget }
+
+  private func serveHeld() {
+    let full = serve(&held)
+    if held.isEmpty { served(through: heldOffset) }
+    guard full else { return }
+    // Resumed as a main-queue job, which also wakes the main loop to read again.
+    Task { @MainActor in
+      await self.output.room()
+      if !self.held.isEmpty { self.serveHeld() }
     }
   }
 

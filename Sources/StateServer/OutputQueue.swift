@@ -283,9 +283,13 @@ final class OutputQueue: @unchecked Sendable {
     condition.lock()
     writing = false
     writtenBytes += written
-    if isBroken { broken = true }
-    condition.broadcast()
-    wakeIfRoom()
+    if isBroken {
+      broken = true
+      wakeIfRoom()
+    }
+    // Only a writer that found lines queued meanwhile waits for this write to end; waking an
+    // idle writer thread for nothing would cost the very wake-up the direct write saves.
+    if !lines.isEmpty { condition.broadcast() }
     condition.unlock()
   }
 

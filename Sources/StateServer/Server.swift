@@ -40,9 +40,35 @@ public struct Server: Sendable {
     self.persistence = persistence
   }
 
+  /// Serves on the calling thread, which must be the process's main thread (top-level code),
+  /// and never returns: the process exits with the status ``run(input:output:)`` would return.
+  ///
+  /// The main thread reads stdin and runs the main actor itself (``MainLoop``): a request and
+  /// its answer cost no thread hand-off. Use it from an executable's `main.swift` instead of
+  /// `exit(await server.run())`; the server must own the main queue (no `dispatchMain()`).
+  @MainActor
+  public func runOnMainThread(input: Int32 = 0, output: Int32 = 1) -> Never {
+    final class Slot {
+      var loop: MainLoop?
+    }
+    let slot = Slot()
+    Task { @MainActor in
+      exit(await run(input: input, output: output) { slot.loop = $0 })
+    }
+    MainLoop.run(input: input) { slot.loop }
+  }
+
   /// Runs until shutdown and returns the process's exit status.
   @MainActor
   public func run(input: Int32 = 0, output: Int32 = 1) async -> Int32 {
+    await run(input: input, output: output, onMainLoop: nil)
+  }
+
+  /// `onMainLoop`: when given, stdin is read by the main loop it receives, not by a thread.
+  @MainActor
+  private func run(
+    input: Int32, output: Int32, onMainLoop: (@MainActor (MainLoop) -> Void)?
+  ) async -> Int32 {
     // A client that closes our stdout must not kill us mid-drain: write(2) reports EPIPE.
     signal(SIGPIPE, SIG_IGN)
     // First, before anything can take time: a signal from here on is never lost.
@@ -69,10 +95,6 @@ public struct Server: Sendable {
       return 1
     }
     for store in registry.openStores { connection.attach(store) }
-    let inbox = Inbox(capacity: 1024, maxBytes: options.maxQueuedInputBytes) {
-      Task { @MainActor in connection.drainInbox() }
-    }
-    connection.inbox = inbox
     connection.unreadInput = {
       var count: Int32 = 0
       return ioctl(input, UInt(FIONREAD), &count) == 0 ? Int(count) : 0
@@ -85,8 +107,20 @@ public struct Server: Sendable {
     }
     connection.writeDirectly = { writer.writeDirectly($0) }
     writer.start()
-    LineReader(fd: input, maxMessageBytes: options.maxMessageBytes, inbox: inbox, output: queue)
-      .start()
+    if let onMainLoop {
+      let loop = MainLoop(
+        input: input, maxMessageBytes: options.maxMessageBytes, connection: connection)
+      connection.inputOffset = { loop.offset }
+      onMainLoop(loop)
+    } else {
+      let inbox = Inbox(capacity: 1024, maxBytes: options.maxQueuedInputBytes) {
+        Task { @MainActor in connection.drainInbox() }
+      }
+      connection.inbox = inbox
+      connection.inputOffset = { inbox.readOffset }
+      LineReader(fd: input, maxMessageBytes: options.maxMessageBytes, inbox: inbox, output: queue)
+        .start()
+    }
     let status = await connection.finished()
     Log.flush()
     return status

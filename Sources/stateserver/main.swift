@@ -70,5 +70,6 @@ case .run(let options):
           stateDirectory: $0, schemaVersions: schemaVersions, warn: { log.warning($0) })
       }
     })
-  exit(await server.run())
+  // The main thread reads stdin and runs the main actor itself: no thread hand-off per request.
+  server.runOnMainThread()
 }
