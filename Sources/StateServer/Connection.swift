@@ -108,7 +108,21 @@ final class Connection {
   }
 
   /// Whether the main loop may read more: nothing is held back and the output has room.
-  var wantsInput: Bool { held.isEmpty && !output.isOverBudget }
+  /// When the output is full, a task waits for room: its resumption is the main-queue work
+  /// that wakes the main loop to read again (the writer thread alone would not).
+  var wantsInput: Bool {
+    guard held.isEmpty else { return false }  // serveHeld already waits for room
+    guard output.isOverBudget else { return true }
+    if !waitingForRoom {
+      waitingForRoom = true
+      Task { @MainActor in
+        await self.output.room()
+        self.waitingForRoom = false
+      }
+    }
+    return false
+  }
+  private var waitingForRoom = false
 
   private func serveHeld() {
     let full = serve(&held)
