@@ -39,12 +39,14 @@ final class Connection {
   var inbox: Inbox?
   private var uncommitted: [Outgoing] = []
   private var uncommittedSizes: [Int] = []
-  private var uncommittedBytes = 0
-  private var inBatch = false
+  var uncommittedBytes = 0
+  var inBatch = false
   /// Lines taken from the inbox and not served yet: the output went over its budget first.
-  private var held: ArraySlice<InboundLine> = []
+  var held: ArraySlice<InboundLine> = []
   /// The input offset that `held` reaches.
-  private var heldOffset = 0
+  var heldOffset = 0
+  /// A task waits for the output to have room again (``wantsInput``).
+  var waitingForRoom = false
   /// Every line that began before this input offset has been served.
   var servedOffset = 0
   /// The shutdown signals received so far (a second one exits at once).
@@ -75,90 +77,9 @@ final class Connection {
     self.log = log
   }
 
-  // MARK: Input
+  // MARK: Input (the reading and pacing are in Connection+Input.swift)
 
-  /// Serves what the reader queued; called once per wake-up of the inbox, and again until it
-  /// comes back empty. When the output goes over its budget it stops between two lines and
-  /// goes on once the writer has made room, so one read of many large answers never holds more
-  /// than the budget (the other tasks of the main actor, signals included, run meanwhile).
-  func drainInbox() {
-    guard let inbox else { return }
-    if held.isEmpty {
-      let taken = inbox.takeWithOffset()
-      held = taken.lines[...]
-      heldOffset = taken.offset
-      guard !held.isEmpty else {
-        served(through: heldOffset)
-        return
-      }
-    }
-    let full = serve(&held)
-    if held.isEmpty { served(through: heldOffset) }
-    Task { @MainActor in
-      if full { await self.output.room() }
-      self.drainInbox()
-    }
-  }
-
-  /// Serves the lines the main loop read (``MainLoop``); `offset` is the input they reach.
-  func receive(read lines: [InboundLine], through offset: Int) {
-    held.append(contentsOf: lines)
-    heldOffset = offset
-    serveHeld()
-  }
-
-  /// Whether the main loop may read more: nothing is held back and the output has room.
-  /// When the output is full, a task waits for room: its resumption is the main-queue work
-  /// that wakes the main loop to read again (the writer thread alone would not).
-  var wantsInput: Bool {
-    guard held.isEmpty else { return false }  // serveHeld already waits for room
-    guard output.isOverBudget else { return true }
-    if !waitingForRoom {
-      waitingForRoom = true
-      Task { @MainActor in
-        await self.output.room()
-        self.waitingForRoom = false
-      }
-    }
-    return false
-  }
-  private var waitingForRoom = false
-
-  private func serveHeld() {
-    let full = serve(&held)
-    if held.isEmpty { served(through: heldOffset) }
-    guard full else { return }
-    // Resumed as a main-queue job, which also wakes the main loop to read again.
-    Task { @MainActor in
-      await self.output.room()
-      if !self.held.isEmpty { self.serveHeld() }
-    }
-  }
-
-  /// Serves every line, whatever the output budget (tests drive the connection with it).
-  func receive(_ lines: [InboundLine]) {
-    var lines = lines[...]
-    while !lines.isEmpty { _ = serve(&lines) }
-  }
-
-  /// Serves lines from the front of `lines` until none is left or the output is over budget;
-  /// returns whether it is. Commits whenever a megabyte of output is waiting, so the writer
-  /// works while a long read is still being served.
-  private func serve(_ lines: inout ArraySlice<InboundLine>) -> Bool {
-    inBatch = true
-    var full = false
-    while let line = lines.popFirst() {
-      receive(line)
-      if uncommittedBytes >= 1 << 20 {
-        full = commit()
-        if full { break }
-      }
-    }
-    inBatch = false
-    return commit() || full
-  }
-
-  private func receive(_ line: InboundLine) {
+  func receive(_ line: InboundLine) {
     switch line {
     case .message(.array(let elements)):
       receiveBatch(elements)
