@@ -4,7 +4,8 @@ import PackageDescription
 // Layers (ARCHITECTURE.md): a target may import only what its arrow points to.
 //   stateserver -> StateServer -> StateKit -> JSON -> CJansson
 //   stateserver -> Features -> StateKit
-//   StateServer -> CSQLite (persistence)
+//   StateServer -> CSQLite (persistence), CSignals (signal forwarding), CMainQueue
+//   stateserver -> CStartupSignals (blocks the shutdown signals before any other code runs)
 let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
 
 let package = Package(
@@ -22,10 +23,18 @@ let package = Package(
       name: "CJansson", pkgConfig: "jansson", providers: [.apt(["libjansson-dev"])]),
     .systemLibrary(
       name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+    // Async-signal-safe code must be C: see Sources/CSignals/include/CSignals.h.
+    .target(name: "CSignals"),
+    // Only executables link it: a test runner must keep its default SIGINT.
+    .target(name: "CStartupSignals"),
+    // libdispatch's main-queue hooks, for the server's main-thread loop (MainLoop.swift).
+    .target(name: "CMainQueue"),
     .target(name: "JSON", dependencies: ["CJansson"], swiftSettings: strict),
     .target(name: "StateKit", dependencies: ["JSON"], swiftSettings: strict),
     .target(name: "StateKitTesting", dependencies: ["StateKit", "JSON"], swiftSettings: strict),
-    .target(name: "StateServer", dependencies: ["StateKit", "CSQLite"], swiftSettings: strict),
+    .target(
+      name: "StateServer", dependencies: ["StateKit", "CSQLite", "CSignals", "CMainQueue"],
+      swiftSettings: strict),
     .target(name: "Features", dependencies: ["StateKit"], swiftSettings: strict),
     // Benchmarks and cross-language checks of the JSON layer (bench/json, bench/patch, tests/).
     .executableTarget(name: "json-tool", dependencies: ["JSON"], swiftSettings: strict),
@@ -33,7 +42,8 @@ let package = Package(
     .executableTarget(
       name: "statekit-bench", dependencies: ["StateKit", "JSON"], swiftSettings: strict),
     .executableTarget(
-      name: "stateserver", dependencies: ["StateServer", "Features"], swiftSettings: strict),
+      name: "stateserver", dependencies: ["StateServer", "Features", "CStartupSignals"],
+      swiftSettings: strict),
     .testTarget(name: "JSONTests", dependencies: ["JSON"], swiftSettings: strict),
     .testTarget(
       name: "StateKitTests", dependencies: ["StateKit", "StateKitTesting"], swiftSettings: strict),

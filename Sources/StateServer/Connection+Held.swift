@@ -23,23 +23,26 @@ extension Connection {
   func hold(
     store: String, path: String, from: UInt64, to: UInt64, operations: [JSON], cause: JSON?
   ) {
-    // Compared through `held?`, never a bound copy: a copy would share the operations and make
+    // Compared through `heldPatch?`, never a bound copy: a copy would share the operations and make
     // every append copy them all.
-    guard held?.notice.to == from, held?.notice.path == path, held?.notice.store == store else {
+    guard heldPatch?.notice.to == from, heldPatch?.notice.path == path,
+      heldPatch?.notice.store == store
+    else {
       releaseHeld()
-      held = HeldPatch(
+      heldPatch = HeldPatch(
         notice: PatchNotice(
           store: store, path: path, from: from, to: to, operations: operations, cause: cause))
       return
     }
-    held?.notice.to = to
-    held?.notice.cause = cause
-    guard held?.whole == nil else { return }
-    held?.notice.operations.append(contentsOf: operations)
-    if path.isEmpty, let count = held?.notice.operations.count, let checkAt = held?.checkAt,
+    heldPatch?.notice.to = to
+    heldPatch?.notice.cause = cause
+    guard heldPatch?.whole == nil else { return }
+    heldPatch?.notice.operations.append(contentsOf: operations)
+    if path.isEmpty, let count = heldPatch?.notice.operations.count,
+      let checkAt = heldPatch?.checkAt,
       count >= checkAt
     {
-      held?.checkAt = 2 * checkAt
+      heldPatch?.checkAt = 2 * checkAt
       collapseHeld(storeID: store)
     }
   }
@@ -47,23 +50,23 @@ extension Connection {
   /// Drops the held operations for the whole state when the state weighs less than they do
   /// (measured at each doubling of their count, so the cost stays proportional to them).
   private func collapseHeld(storeID: String) {
-    guard let store = registry.store(storeID), let operations = held?.notice.operations else {
+    guard let store = registry.store(storeID), let operations = heldPatch?.notice.operations else {
       return
     }
     let weight = PatchNotice.weight(of: operations)
     guard nodeCount(store.published, limit: weight) < weight else { return }
-    held?.whole = store
-    held?.notice.operations = []
+    heldPatch?.whole = store
+    heldPatch?.notice.operations = []
   }
 
   /// Queues the held patch: before any other line, and at the commit. The state of a collapsed
   /// patch's store is still at the patch's `to`: every change of it since merged into it.
   func releaseHeld() {
-    guard var released = held else { return }
-    held = nil
+    guard var released = heldPatch else { return }
+    heldPatch = nil
     if let store = released.whole {
       released.notice.operations = [["op": "replace", "path": "", "value": store.published]]
     }
-    uncommitted.append(.patch(released.notice))
+    queue(.patch(released.notice))
   }
 }

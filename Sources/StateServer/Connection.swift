@@ -40,16 +40,37 @@ final class Connection {
   /// `--record`: where every store's history goes (Connection+History.swift); the owner's,
   /// shared with every attached connection.
   var recorder: Recorder?
-  var uncommitted: [Outgoing] = []
-  /// While set, lines wait in `uncommitted` (an input batch of this client, or of another
-  /// client through the hub).
-  var inBatch = false
   /// Set by the hub while another client's batch is served and this client is behind: its
   /// patches merge as they are queued, since its queue would merge them all anyway.
   var mergesHeldPatches = false
   /// The newest patch queued while `mergesHeldPatches`, kept apart so later ones merge into it
   /// in place (Connection+Held).
-  var held: HeldPatch?
+  var heldPatch: HeldPatch?
+  private var uncommitted: [Outgoing] = []
+  private var uncommittedSizes: [Int] = []
+  var uncommittedBytes = 0
+  /// While set, lines wait in `uncommitted` (an input batch of this client, or of another
+  /// client through the hub).
+  var inBatch = false
+  /// Lines taken from the inbox and not served yet: the output went over its budget first.
+  var held: ArraySlice<InboundLine> = []
+  /// The input offset that `held` reaches.
+  var heldOffset = 0
+  /// A task waits for the output to have room again (``wantsInput``).
+  var waitingForRoom = false
+  /// Every line that began before this input offset has been served.
+  var servedOffset = 0
+  /// The shutdown signals received so far (a second one exits at once).
+  var signalsReceived = 0
+  /// A signal's shutdown begins once the input written before it is served (this offset).
+  var shutdownOffset: Int?
+  /// Bytes written to stdin and not read yet (`FIONREAD`); 0 when unknown.
+  var unreadInput: @Sendable () -> Int = { 0 }
+  /// Bytes of input read so far (the inbox's, or the main loop's).
+  var inputOffset: @MainActor () -> Int = { 0 }
+  /// Writes a small commit at once, without the writer thread, when it can (see
+  /// ``StdoutWriter/writeDirectly(_:)``); nil: always through the queue.
+  var writeDirectly: (@Sendable ([Outgoing]) -> Bool)?
   var phase = Phase.serving
   /// `initialize`'s `subscribe`: whether every store is watched at its root automatically.
   var subscribesToAll = true
@@ -71,28 +92,9 @@ final class Connection {
     self.log = log
   }
 
-  // MARK: Input
+  // MARK: Input (the reading and pacing are in Connection+Input.swift)
 
-  /// Serves what the reader queued; called once per wake-up of the inbox, and again until it
-  /// comes back empty.
-  func drainInbox() {
-    guard let inbox else { return }
-    let lines = inbox.take()
-    guard !lines.isEmpty else { return }
-    receive(lines)
-    Task { @MainActor in self.drainInbox() }
-  }
-
-  func receive(_ lines: [InboundLine]) {
-    hub?.holdCommits(except: self)
-    inBatch = true
-    for line in lines { receive(line) }
-    inBatch = false
-    commit()
-    hub?.commitHeld(except: self)
-  }
-
-  private func receive(_ line: InboundLine) {
+  func receive(_ line: InboundLine) {
     switch line {
     case .message(.array(let elements)):
       receiveBatch(elements)
@@ -218,6 +220,10 @@ final class Connection {
     // (JSON-RPC's own example calls an unknown `subtract` with array params).
     guard Self.methods.contains(method) else { throw .methodNotFound(method) }
     let params = try Params(params)
+    if phase == .serving && output.isBroken {
+      // Nobody reads our answers any more: the client is gone, so change nothing more.
+      beginShutdown(reason: "stdout closed")
+    }
     if phase == .draining && method != "$/cancelRequest" && method != "shutdown" {
       throw .shuttingDown
     }
@@ -308,7 +314,7 @@ final class Connection {
             store: publication.store, path: subscription.pathText, from: subscription.version,
             to: publication.to, operations: operations, cause: cause)
         } else {
-          uncommitted.append(
+          queue(
             .patch(
               PatchNotice(
                 store: publication.store, path: subscription.pathText,
@@ -321,26 +327,39 @@ final class Connection {
     if !publication.events.isEmpty { releaseHeld() }
     for event in publication.events {
       let params: JSON = ["store": .string(publication.store), "event": event]
-      uncommitted.append(
-        .message(Self.notification("store/event", params), barriers: [publication.store]))
+      queue(.message(Self.notification("store/event", params), barriers: [publication.store]))
     }
     if !inBatch { commit() }
   }
 
   func emit(_ line: Outgoing) {
     releaseHeld()
-    uncommitted.append(line)
+    queue(line)
     if !inBatch { commit() }
   }
 
+  func queue(_ line: Outgoing) {
+    let size = line.estimatedBytes
+    uncommitted.append(line)
+    uncommittedSizes.append(size)
+    uncommittedBytes += size
+  }
+
   /// Hands what was queued to the writer: at the end of each input batch, and at once for
-  /// output produced outside one (effects, replies resolved later).
-  func commit() {
+  /// output produced outside one (effects, replies resolved later). Returns whether the output
+  /// is now over its budget.
+  @discardableResult
+  func commit() -> Bool {
     releaseHeld()
-    guard !uncommitted.isEmpty else { return }
+    guard !uncommitted.isEmpty else { return false }
     let lines = uncommitted
+    let sizes = uncommittedSizes
+    let bytes = uncommittedBytes
     uncommitted = []  // the queue keeps the buffer; the next batch starts a new one
-    output.append(lines) { compact(&$0) }
+    uncommittedSizes = []
+    uncommittedBytes = 0
+    if bytes <= 4096, let writeDirectly, writeDirectly(lines) { return false }
+    return output.append(lines, sizes: sizes) { compact(&$0) }
   }
 
   /// Replaces a merged patch's operations by the subscribed value itself once they outweigh it,

@@ -87,7 +87,8 @@ final class Hub {
       close(fd)
       return
     }
-    let queue = OutputQueue(maxMessages: options.maxQueuedMessages)
+    let queue = OutputQueue(
+      maxMessages: options.maxQueuedMessages, maxBytes: options.maxQueuedOutputBytes)
     let connection = Connection(registry: registry, output: queue, options: options, log: log)
     attachedSoFar += 1
     connection.role = .attached(attachedSoFar)
@@ -98,7 +99,8 @@ final class Hub {
     let peer = Peer(fd: fd, connection: connection)
     // Weak: the inbox belongs to the connection, and a strong capture would keep both alive
     // after the client is gone.
-    let inbox = Inbox(capacity: 1024) { [weak connection] in
+    let inbox = Inbox(capacity: 1024, maxBytes: options.maxQueuedInputBytes) {
+      [weak connection] in
       Task { @MainActor in connection?.drainInbox() }
     }
     connection.inbox = inbox
@@ -167,7 +169,6 @@ final class Hub {
   private func end(_ peer: Peer, reason: String, storesClosed: Bool) async {
     let connection = peer.connection
     connection.phase = .draining
-    connection.inbox?.finish()
     let waiting = connection.pending.values.flatMap { $0 }.filter { reply in
       !reply.isResolved && !connection.shutdownReplies.contains { $0 === reply }
     }

@@ -15,34 +15,46 @@ enum InboundLine: Sendable {
 /// The hand-off from the reader thread to the main actor. Lines move in batches, one
 /// main-actor hop per batch: a hop per line costs about 25 times more (FACTS.md).
 ///
-/// The reader waits in ``push(_:)`` while `capacity` lines are queued, so a main actor that
-/// falls behind slows the reader down instead of letting memory grow.
+/// The reader waits in ``push(_:bytes:)`` while `capacity` lines or `maxBytes` bytes of input
+/// are queued, so a main actor that falls behind slows the reader down instead of letting
+/// memory grow.
 final class Inbox: @unchecked Sendable {
-  // Safety: `lines`, `drainScheduled` and `closed` are only touched with `condition` locked;
-  // `capacity` and `wake` are immutable.
+  // Safety: `lines`, `bytes`, `drainScheduled` and `closed` are only touched with `condition`
+  // locked; `capacity`, `maxBytes` and `wake` are immutable.
   private let condition = NSCondition()
   private var lines: [InboundLine] = []
+  private var bytes = 0
+  /// Bytes of input read so far, through the last push.
+  private var offset = 0
   private var drainScheduled = false
   private var closed = false
   private let capacity: Int
+  private let maxBytes: Int
   private let wake: @Sendable () -> Void
 
   /// `wake` is called (outside the lock) when lines arrive and no drain is scheduled; it must
   /// arrange for ``take()`` to be called on the consumer's side.
-  init(capacity: Int, wake: @escaping @Sendable () -> Void) {
+  init(capacity: Int, maxBytes: Int = 8 << 20, wake: @escaping @Sendable () -> Void) {
     self.capacity = capacity
+    self.maxBytes = maxBytes
     self.wake = wake
   }
 
-  /// Queues a batch; blocks while the inbox is full. Returns false once closed (stop reading).
+  /// Queues a batch read from `bytes` bytes of input; blocks while the inbox is full. Returns
+  /// false once closed (stop reading). A batch with no line (a read that ended inside a long
+  /// line) still moves ``readOffset`` on.
   @discardableResult
-  func push(_ batch: [InboundLine]) -> Bool {
+  func push(_ batch: [InboundLine], bytes batchBytes: Int = 0) -> Bool {
     condition.lock()
-    while lines.count >= capacity && !closed { condition.wait() }
+    while (lines.count >= capacity || bytes >= maxBytes) && !lines.isEmpty && !closed {
+      condition.wait()
+    }
     if closed {
       condition.unlock()
       return false
     }
+    bytes += batchBytes
+    offset += batchBytes
     lines.append(contentsOf: batch)
     if case .endOfInput? = batch.last { closed = true }
     let mustWake = !drainScheduled
@@ -55,29 +67,26 @@ final class Inbox: @unchecked Sendable {
   /// Everything queued, oldest first. An empty result ends the current drain: the next push
   /// wakes the consumer again.
   func take() -> [InboundLine] {
+    takeWithOffset().lines
+  }
+
+  /// Bytes of input read so far, as of the last push (the lines they hold may still be queued).
+  var readOffset: Int {
     condition.lock()
-    let taken = lines
+    defer { condition.unlock() }
+    return offset
+  }
+
+  /// ``take()``, with the input offset the taken lines reach: once they are served, every
+  /// line that began before `offset` has been.
+  func takeWithOffset() -> (lines: [InboundLine], offset: Int) {
+    condition.lock()
+    let taken = (lines, offset)
     lines = []
-    if taken.isEmpty { drainScheduled = false }
+    bytes = 0
+    if taken.0.isEmpty { drainScheduled = false }
     condition.broadcast()
     condition.unlock()
     return taken
-  }
-
-  /// Stops reading: what is queued is still served, followed by ``InboundLine/endOfInput``
-  /// (unless the input already ended). Safe from any thread, e.g. a signal handler's queue.
-  func finish() {
-    condition.lock()
-    if closed {
-      condition.unlock()
-      return
-    }
-    closed = true
-    lines.append(.endOfInput)
-    let mustWake = !drainScheduled
-    drainScheduled = true
-    condition.broadcast()
-    condition.unlock()
-    if mustWake { wake() }
   }
 }

@@ -14,14 +14,30 @@ import JSON
 /// Merging starts only once `mergeAfter` lines wait (the client is clearly behind): until
 /// then a patch per change is cheaper to queue and truer to the client.
 ///
-/// Memory stays bounded: responses and events are counted and the reader pauses past
-/// `maxMessages` (``waitForRoom()``); merged patches are compacted by the committer into one
-/// whole-state `replace` once their operations outweigh the state.
+/// Memory stays bounded in bytes: every line is weighed when committed (its estimated encoded
+/// size, ``Outgoing/estimatedBytes``) and counts until the writer has written it. Past
+/// `maxBytes` (or `maxMessages` responses and events) the reader stops reading
+/// (``waitForRoom()``) and the main actor stops serving the lines it already has (``room()``),
+/// so a huge batch or a client that stops reading makes the server stop reading, never grow.
+/// Merged patches are compacted by the committer into one whole-state `replace` once their
+/// operations outweigh the state.
 final class OutputQueue: @unchecked Sendable {
   // Safety: every mutable property is read and written only with `condition` locked; the
   // writer thread and the main actor meet nowhere else.
   private let condition = NSCondition()
   private var lines: [Outgoing] = []
+  /// `sizes[i]` is the estimated encoded size of `lines[i]`.
+  private var sizes: [Int] = []
+  /// Estimated bytes queued or taken by the writer and not yet written.
+  private var queuedBytes = 0
+  /// Bytes the writer has written so far.
+  private var writtenBytes = 0
+  private var roomWaiters: [CheckedContinuation<Void, Never>] = []
+  /// The writer found stdout closed: nothing will be written again.
+  private var broken = false
+  /// Someone is writing to stdout: the writer thread with lines it took, or the committer
+  /// writing a small commit itself (``beginDirectWrite()``).
+  private var writing = false
   /// Per store, per subscription path: the index in `lines` of the newest patch that later
   /// patches may merge into.
   private var mergeTargets: [String: [String: Int]] = [:]
@@ -34,22 +50,46 @@ final class OutputQueue: @unchecked Sendable {
   private var isDrained = false
   private var onDrained: [@Sendable () -> Void] = []
   private let maxMessages: Int
+  private let maxBytes: Int
 
-  init(maxMessages: Int, mergeAfter: Int = 1024) {
+  /// `maxBytes`: the output budget (``ServerOptions/maxQueuedOutputBytes``).
+  init(
+    maxMessages: Int, maxBytes: Int = ServerOptions().maxQueuedOutputBytes, mergeAfter: Int = 1024
+  ) {
     self.maxMessages = maxMessages
+    self.maxBytes = maxBytes
     self.mergeAfter = mergeAfter
+  }
+
+  /// Whether the reader and the main actor must wait for the writer. Must be called with the
+  /// lock held.
+  private var isFull: Bool {
+    (messageCount >= maxMessages || queuedBytes >= maxBytes) && !finished && !broken
   }
 
   /// Adds the lines of one commit. `compact` is called, with the lock held, on each queued patch
   /// that grew by merging and is still the newest of its subscription; it may replace the
   /// operations by the subscribed value.
-  func append(_ batch: [Outgoing], compact: (inout PatchNotice) -> Void) {
-    guard !batch.isEmpty else { return }
+  ///
+  /// Returns whether the output is now over its budget: the caller should then serve nothing
+  /// more until ``room()`` returns.
+  @discardableResult
+  func append(_ batch: [Outgoing], compact: (inout PatchNotice) -> Void) -> Bool {
+    append(batch, sizes: batch.map(\.estimatedBytes), compact: compact)
+  }
+
+  /// ``append(_:compact:)`` with each line's ``Outgoing/estimatedBytes`` already known.
+  @discardableResult
+  func append(_ batch: [Outgoing], sizes batchSizes: [Int], compact: (inout PatchNotice) -> Void)
+    -> Bool
+  {
+    guard !batch.isEmpty else { return false }
     condition.lock()
     defer { condition.unlock() }
-    guard !finished else { return }
+    guard !finished else { return false }
     let wasEmpty = lines.isEmpty
     defer { if wasEmpty { condition.broadcast() } }
+    for size in batchSizes { queuedBytes += size }
     if !merging && lines.count + batch.count > mergeAfter { startMerging() }
     guard merging else {
       for line in batch {
@@ -57,12 +97,18 @@ final class OutputQueue: @unchecked Sendable {
         messageCount += 1
       }
       // Usually the writer has taken everything: then the batch becomes the queue, no copy.
-      if lines.isEmpty { lines = batch } else { lines.append(contentsOf: batch) }
-      return
+      if lines.isEmpty {
+        lines = batch
+        sizes = batchSizes
+      } else {
+        lines.append(contentsOf: batch)
+        sizes.append(contentsOf: batchSizes)
+      }
+      return isFull
     }
     var added: [String: [String: Int]] = [:]
     var grown: Set<Int> = []
-    for line in batch {
+    for (line, size) in zip(batch, batchSizes) {
       switch line {
       case .patch(let notice):
         // Merge only a patch that continues the queued one: a subscription made anew in between
@@ -73,15 +119,18 @@ final class OutputQueue: @unchecked Sendable {
           lines[target] = .message(.null, barriers: [])  // drop our reference: merge in place
           queued.absorb(notice)
           lines[target] = .patch(queued)
+          sizes[target] += size
           grown.insert(target)
         } else {
           lines.append(line)
+          sizes.append(size)
           // A newer line of this subscription now follows any older target.
           mergeTargets[notice.store]?[notice.path] = nil
           added[notice.store, default: [:]][notice.path] = lines.count - 1
         }
       default:
         lines.append(line)
+        sizes.append(size)
         messageCount += 1
         for store in line.barriers {
           mergeTargets[store] = nil
@@ -99,9 +148,16 @@ final class OutputQueue: @unchecked Sendable {
         mergeTargets[queued.store]?[queued.path] == index
       else { continue }
       lines[index] = .message(.null, barriers: [])
+      let weight = queued.weight
       compact(&queued)
+      if queued.weight != weight {
+        let size = queued.estimatedBytes
+        queuedBytes += size - sizes[index]
+        sizes[index] = size
+      }
       lines[index] = .patch(queued)
     }
+    return isFull
   }
 
   /// Indexes the queued patches that later ones may merge into. Must be called with the lock
@@ -133,20 +189,83 @@ final class OutputQueue: @unchecked Sendable {
     return messageCount
   }
 
-  /// Blocks the reader while too many responses and events wait for the client.
+  /// Blocks the reader while the output is over its budget.
   func waitForRoom() {
     condition.lock()
-    while messageCount >= maxMessages && !finished { condition.wait() }
+    while isFull { condition.wait() }
     condition.unlock()
   }
 
-  /// For the writer: blocks until lines are queued and takes them all; `nil` once finished and
-  /// empty.
-  func next() -> [Outgoing]? {
+  /// Returns once the output is under its budget again (at once when it is).
+  func room() async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      condition.lock()
+      if isFull {
+        roomWaiters.append(continuation)
+        condition.unlock()
+      } else {
+        condition.unlock()
+        continuation.resume()
+      }
+    }
+  }
+
+  /// Whether the output is over its budget now.
+  var isOverBudget: Bool {
     condition.lock()
     defer { condition.unlock() }
-    while lines.isEmpty {
-      if finished {
+    return isFull
+  }
+
+  /// Bytes written so far: the shutdown tells a slow reader from one that stopped.
+  var bytesWritten: Int {
+    condition.lock()
+    defer { condition.unlock() }
+    return writtenBytes
+  }
+
+  /// Whether the writer found stdout closed.
+  var isBroken: Bool {
+    condition.lock()
+    defer { condition.unlock() }
+    return broken
+  }
+
+  /// For the writer: `bytes` of estimated output (as taken from ``next()``) are written, and
+  /// `written` real bytes went out.
+  func release(_ bytes: Int, written: Int) {
+    condition.lock()
+    queuedBytes -= bytes
+    writtenBytes += written
+    wakeIfRoom()
+    condition.unlock()
+  }
+
+  /// For the writer: stdout is closed; nothing will wait for it again.
+  func markBroken() {
+    condition.lock()
+    broken = true
+    wakeIfRoom()
+    condition.unlock()
+  }
+
+  /// Must be called with the lock held.
+  private func wakeIfRoom() {
+    guard !isFull else { return }
+    condition.broadcast()
+    let waiters = roomWaiters
+    roomWaiters = []
+    for waiter in waiters { waiter.resume() }
+  }
+
+  /// For the writer: blocks until lines are queued and takes them all with their estimated
+  /// sizes, which it gives back through ``release(_:written:)``; `nil` once finished and empty.
+  func next() -> (lines: [Outgoing], sizes: [Int])? {
+    condition.lock()
+    defer { condition.unlock() }
+    writing = false
+    while lines.isEmpty || writing {
+      if finished && lines.isEmpty && !writing {
         if !isDrained {
           isDrained = true
           let callbacks = onDrained
@@ -157,25 +276,58 @@ final class OutputQueue: @unchecked Sendable {
       }
       condition.wait()
     }
-    return takeAll()
+    let taken = (lines, sizes)
+    writing = true
+    takeAll()
+    return taken
   }
 
-  /// Takes what is queued without waiting; nil when nothing is (for tests and diagnostics).
+  /// For the committer: true when nothing is queued or being written, and the caller may then
+  /// write its lines to stdout itself (a lone answer skips the hand-off to the writer thread,
+  /// which costs a thread wake-up per request). Everything committed before has been written,
+  /// so the order holds. The caller must call ``endDirectWrite(written:broken:)``.
+  func beginDirectWrite() -> Bool {
+    condition.lock()
+    defer { condition.unlock() }
+    guard lines.isEmpty && !writing && !finished && !broken else { return false }
+    writing = true
+    return true
+  }
+
+  func endDirectWrite(written: Int, broken isBroken: Bool) {
+    condition.lock()
+    writing = false
+    writtenBytes += written
+    if isBroken {
+      broken = true
+      wakeIfRoom()
+    }
+    // Only a writer that found lines queued meanwhile waits for this write to end; waking an
+    // idle writer thread for nothing would cost the very wake-up the direct write saves.
+    if !lines.isEmpty { condition.broadcast() }
+    condition.unlock()
+  }
+
+  /// Takes what is queued without waiting, as written; nil when nothing is (for tests).
   func takeQueued() -> [Outgoing]? {
     condition.lock()
     defer { condition.unlock() }
-    return lines.isEmpty ? nil : takeAll()
+    guard !lines.isEmpty else { return nil }
+    let taken = lines
+    for size in sizes { queuedBytes -= size }
+    takeAll()
+    wakeIfRoom()
+    return taken
   }
 
   /// Must be called with the lock held.
-  private func takeAll() -> [Outgoing] {
-    let taken = lines
+  private func takeAll() {
     lines = []
+    sizes = []
     mergeTargets = [:]
     merging = false
     messageCount = 0
-    condition.broadcast()
-    return taken
+    wakeIfRoom()
   }
 
   /// No more lines will be appended; the writer stops once it has written everything.
@@ -183,6 +335,7 @@ final class OutputQueue: @unchecked Sendable {
     condition.lock()
     finished = true
     condition.broadcast()
+    wakeIfRoom()
     condition.unlock()
   }
 

@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import JSON
 import StateKit
@@ -9,12 +8,15 @@ import StateKit
   import Darwin
 #endif
 
-/// The stateserver runtime: serves PROTOCOL.md on stdin/stdout for the given features until the
-/// input ends, `shutdown` arrives or SIGTERM/SIGINT, then exits 0 after draining.
+/// The stateserver runtime: serves the protocol on stdin/stdout for the given features until the
+/// input ends, `shutdown` arrives, stdout closes or SIGTERM/SIGINT/SIGHUP, then exits 0 after
+/// draining.
 ///
 /// Three threads meet through two queues: a reader thread splits and parses stdin (``Inbox``),
 /// the main actor reduces actions and builds replies (``Connection``), a writer thread encodes
-/// and writes stdout (``OutputQueue``).
+/// and writes stdout (``OutputQueue``). A fourth thread turns signals into calls on the main
+/// actor (``ShutdownSignals``). Output is bounded in bytes, not lines: past the budget the reader
+/// and the main actor wait for the writer.
 ///
 /// ```swift
 /// let server = Server(features: [Counter().descriptor()], options: ServerOptions())
@@ -38,11 +40,39 @@ public struct Server: Sendable {
     self.persistence = persistence
   }
 
+  /// Serves on the calling thread, which must be the process's main thread (top-level code),
+  /// and never returns: the process exits with the status ``run(input:output:)`` would return.
+  ///
+  /// The main thread reads stdin and runs the main actor itself (``MainLoop``): a request and
+  /// its answer cost no thread hand-off. Use it from an executable's `main.swift` instead of
+  /// `exit(await server.run())`; the server must own the main queue (no `dispatchMain()`).
+  @MainActor
+  public func runOnMainThread(input: Int32 = 0, output: Int32 = 1) -> Never {
+    final class Slot {
+      var loop: MainLoop?
+    }
+    let slot = Slot()
+    Task { @MainActor in
+      exit(await run(input: input, output: output) { slot.loop = $0 })
+    }
+    MainLoop.run(input: input) { slot.loop }
+  }
+
   /// Runs until shutdown and returns the process's exit status.
   @MainActor
   public func run(input: Int32 = 0, output: Int32 = 1) async -> Int32 {
+    await run(input: input, output: output, onMainLoop: nil)
+  }
+
+  /// `onMainLoop`: when given, stdin is read by the main loop it receives, not by a thread.
+  @MainActor
+  private func run(
+    input: Int32, output: Int32, onMainLoop: (@MainActor (MainLoop) -> Void)?
+  ) async -> Int32 {
     // A client that closes our stdout must not kill us mid-drain: write(2) reports EPIPE.
     signal(SIGPIPE, SIG_IGN)
+    // First, before anything can take time: a signal from here on is never lost.
+    let signals = ShutdownSignals.install()
     let log = options.log
     // StateKit's diagnostics (a view that does not encode, an uncaught effect error) join the
     // log: its format, its level, and its queue that never blocks on an unread stderr.
@@ -53,7 +83,8 @@ public struct Server: Sendable {
           ("stateserver \(Self.version): type JSON-RPC requests, one per line, e.g. "
             + #"{"jsonrpc":"2.0","id":1,"method":"store/list"}; Ctrl-D to quit"# + "\n").utf8))
     }
-    let queue = OutputQueue(maxMessages: options.maxQueuedMessages)
+    let queue = OutputQueue(
+      maxMessages: options.maxQueuedMessages, maxBytes: options.maxQueuedOutputBytes)
     let registry = StoreRegistry(features: features, persistence: persistence())
     let connection = Connection(registry: registry, output: queue, options: options, log: log)
     let hub = Hub(registry: registry, options: options, log: log)
@@ -86,50 +117,39 @@ public struct Server: Sendable {
       return 1
     }
     for store in registry.openStores { connection.attach(store) }
-    let inbox = Inbox(capacity: 1024) {
-      Task { @MainActor in connection.drainInbox() }
+    connection.unreadInput = {
+      var count: Int32 = 0
+      return ioctl(input, UInt(FIONREAD), &count) == 0 ? Int(count) : 0
     }
-    connection.inbox = inbox
-    StdoutWriter(fd: output, queue: queue, log: log).start()
-    let signals = [SIGTERM, SIGINT].map { number in
-      signal(number, SIG_IGN)
-      let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
-      source.setEventHandler {
-        MainActor.assumeIsolated {
-          if connection.phase == .serving {
-            log.info("signal received; draining", ["signal": String(number)])
-            // Served like end of input: the lines already read are answered first.
-            inbox.finish()
-          } else {
-            log.warning("second signal; exiting without draining", ["signal": String(number)])
-            Log.flush()
-            exit(128 + number)
-          }
-        }
+    signals?.start { number in
+      Task { @MainActor in connection.received(signal: number) }
+    }
+    let writer = StdoutWriter(fd: output, queue: queue, log: log) { code in
+      log.error("stdout failed; the remaining output is discarded", ["errno": String(code)])
+      Task { @MainActor in connection.beginShutdown(reason: "stdout closed") }
+    }
+    connection.writeDirectly = { writer.writeDirectly($0) }
+    writer.start()
+    if let onMainLoop {
+      let loop = MainLoop(
+        input: input, maxMessageBytes: options.maxMessageBytes, connection: connection)
+      connection.inputOffset = { loop.offset }
+      onMainLoop(loop)
+    } else {
+      let inbox = Inbox(capacity: 1024, maxBytes: options.maxQueuedInputBytes) {
+        Task { @MainActor in connection.drainInbox() }
       }
-      return source
+      connection.inbox = inbox
+      connection.inputOffset = { inbox.readOffset }
+      LineReader(fd: input, maxMessageBytes: options.maxMessageBytes, inbox: inbox, output: queue)
+        .start()
     }
-    // Read nothing before both sources are registered. libdispatch registers a signal source
-    // later, on its manager thread; until then the disposition is SIG_IGN, and on Linux the
-    // signal goes to the main thread (parked in sigsuspend with every signal unblocked once the
-    // main queue runs elsewhere), which drops it: a SIGINT sent right after the first reply was
-    // lost about one time in ten, and the server never shut down. Once registered, libdispatch's
-    // own handler forwards a signal caught by any thread to its signalfd.
-    for source in signals {
-      await withCheckedContinuation { (registered: CheckedContinuation<Void, Never>) in
-        source.setRegistrationHandler { registered.resume() }
-        source.resume()
-      }
-    }
-    LineReader(fd: input, maxMessageBytes: options.maxMessageBytes, inbox: inbox, output: queue)
-      .start()
     listener?.start { fd in Task { @MainActor in hub.accept(fd) } }
     let status = await connection.finished()
     // The owner drained; attached clients hear their stores closed, then the process exits.
     listener?.stop()
     await hub.closeAttached()
     connection.recorder?.finish()
-    for source in signals { source.cancel() }
     Log.flush()
     return status
   }

@@ -21,6 +21,13 @@ public struct ServerOptions: Sendable {
   public var historyLimit = 1000
   /// Where `--record` appends every store's history; nil records nothing.
   public var recordPath: String?
+  /// Estimated bytes of output not yet written past which the server stops reading stdin and
+  /// serving what it has read, until the client reads: the bound on output memory (32 MiB),
+  /// whatever one line or one batch asks for.
+  public var maxQueuedOutputBytes = 32 << 20
+  /// Bytes of input read and not yet served past which reading pauses (8 MiB; one line of up
+  /// to `maxMessageBytes` is always taken).
+  public var maxQueuedInputBytes = 8 << 20
 
   public init() {}
 

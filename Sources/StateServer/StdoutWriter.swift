@@ -11,20 +11,60 @@ import JSON
 /// and writes it with as few `write(2)` calls as the pipe allows.
 ///
 /// It writes whenever lines are committed; the main actor commits once per input batch, so a
-/// lone request is answered at once and a flood of requests is answered in large writes.
+/// lone request is answered at once and a flood of requests is answered in large writes. The
+/// buffer is written out whenever it passes ``chunkBytes``, and a batch's array of responses is
+/// encoded element by element: a response line of gigabytes (1,000 `state/get` of a 4 MB state
+/// in one batch) costs one chunk and one element of memory, not the whole line.
 final class StdoutWriter: Sendable {
   private let fd: Int32
   private let queue: OutputQueue
   private let log: Log
-  /// Called instead of the error log when writing fails: an attached client that goes away is
-  /// no error of the server's.
-  private let onBroken: (@Sendable (Int32) -> Void)?
+  /// Called once with `errno` when writing fails (the client closed its end): the owner's
+  /// connection begins its shutdown, an attached client's going away is no error of the server's.
+  private let onBroken: @Sendable (Int32) -> Void
+  static let chunkBytes = 256 << 10
+  /// The pipe's capacity when stdout is a pipe (0 otherwise): a direct write must fit in it.
+  private let pipeCapacity: Int
 
-  init(fd: Int32, queue: OutputQueue, log: Log, onBroken: (@Sendable (Int32) -> Void)? = nil) {
+  /// `onBroken` is called once, from the thread that wrote, when the output is closed or fails;
+  /// by default it logs an error.
+  init(
+    fd: Int32, queue: OutputQueue, log: Log, onBroken: (@Sendable (Int32) -> Void)? = nil
+  ) {
     self.fd = fd
     self.queue = queue
     self.log = log
-    self.onBroken = onBroken
+    self.onBroken =
+      onBroken ?? { code in
+        log.error("stdout failed; the remaining output is discarded", ["errno": String(code)])
+      }
+    var status = stat()
+    if fstat(fd, &status) == 0 && (status.st_mode & S_IFMT) == S_IFIFO {
+      pipeCapacity = Int(max(fcntl(fd, 1032 /* F_GETPIPE_SZ, Linux only */), 0))
+    } else {
+      pipeCapacity = 0
+    }
+  }
+
+  /// Writes a small commit from the caller's thread when nothing else is queued or being
+  /// written and the pipe has room for all of it (so `write(2)` cannot block); returns false
+  /// when the lines must go through the queue instead.
+  func writeDirectly(_ lines: [Outgoing]) -> Bool {
+    guard pipeCapacity > 0, queue.beginDirectWrite() else { return false }
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(512)
+    for line in lines { encode(line, into: &bytes) }
+    var unread: Int32 = 0
+    guard ioctl(fd, UInt(FIONREAD), &unread) == 0, bytes.count <= pipeCapacity - Int(unread)
+    else {
+      queue.endDirectWrite(written: 0, broken: false)
+      return false
+    }
+    let (written, failure) = writeAll(bytes)
+    let broken = written < bytes.count
+    queue.endDirectWrite(written: written, broken: broken)
+    if broken { onBroken(failure) }
+    return true
   }
 
   func start() {
@@ -33,39 +73,105 @@ final class StdoutWriter: Sendable {
     thread.start()
   }
 
-  private func run() {
+  /// The bytes encoded and not yet written, and the estimated output they stand for.
+  private struct Pending {
     var bytes: [UInt8] = []
-    bytes.reserveCapacity(1 << 20)
+    var estimate = 0
     var broken = false
-    while let lines = queue.next() {
-      if broken { continue }  // the client is gone: keep consuming so nothing waits on us
-      for line in lines { encode(line, into: &bytes) }
-      broken = !writeAll(bytes)
-      if bytes.capacity > 16 << 20 {
-        bytes = []
-        bytes.reserveCapacity(1 << 20)
-      } else {
-        bytes.removeAll(keepingCapacity: true)
+  }
+
+  private func run() {
+    var pending = Pending()
+    pending.bytes.reserveCapacity(1 << 20)
+    while let (lines, sizes) = queue.next() {
+      guard !pending.broken else {
+        // The client is gone: keep consuming so nothing waits on us.
+        queue.release(sizes.reduce(0, +), written: 0)
+        continue
+      }
+      for (line, size) in zip(lines, sizes) {
+        if case .message(.array(let elements), _) = line, size > Self.chunkBytes {
+          stream(elements, estimate: size, into: &pending)
+        } else {
+          encode(line, into: &pending.bytes)
+          pending.estimate += size
+          if pending.bytes.count >= Self.chunkBytes { flush(&pending) }
+        }
+      }
+      flush(&pending)
+      if pending.bytes.capacity > 16 << 20 {
+        pending.bytes = []
+        pending.bytes.reserveCapacity(1 << 20)
       }
     }
+  }
+
+  /// A batch's responses as one line, written out chunk by chunk as it is encoded.
+  private func stream(_ elements: [JSON], estimate: Int, into pending: inout Pending) {
+    var left = estimate
+    pending.bytes.append(UInt8(ascii: "["))
+    for (index, element) in elements.enumerated() {
+      if index > 0 { pending.bytes.append(UInt8(ascii: ",")) }
+      let start = pending.bytes.count
+      do {
+        try element.write(to: &pending.bytes)
+      } catch {
+        pending.bytes.removeSubrange(start...)
+        encodeFailure(of: element["id"], error, into: &pending.bytes)
+        if pending.bytes.count > start {
+          pending.bytes.removeLast()  // its newline: this is an element, not a line
+        } else {
+          pending.bytes.append(contentsOf: "null".utf8)
+        }
+      }
+      if pending.bytes.count >= Self.chunkBytes {
+        let share = min(left, pending.bytes.count)
+        left -= share
+        pending.estimate += share
+        flush(&pending)
+      }
+    }
+    pending.bytes.append(contentsOf: "]\n".utf8)
+    pending.estimate += left
+  }
+
+  private func flush(_ pending: inout Pending) {
+    var written = 0
+    if !pending.broken && !pending.bytes.isEmpty {
+      let failure: Int32
+      (written, failure) = writeAll(pending.bytes)
+      if written < pending.bytes.count {
+        pending.broken = true
+        queue.markBroken()
+        onBroken(failure)
+      }
+    }
+    queue.release(pending.estimate, written: written)
+    pending.estimate = 0
+    pending.bytes.removeAll(keepingCapacity: true)
   }
 
   private func encode(_ line: Outgoing, into bytes: inout [UInt8]) {
     do {
       try line.write(to: &bytes)
     } catch {
-      // A value JSON cannot express (a NaN in a state). A response still gets an answer.
-      log.error("cannot encode an outgoing message", ["reason": error.description])
-      guard let id = line.responseID else { return }
-      let reason = "the result cannot be written as JSON: \(error.reason)"
-      try? Outgoing.failure(id: id, error: .internalError(reason)).write(to: &bytes)
+      encodeFailure(of: line.responseID, error, into: &bytes)
     }
   }
 
-  /// Returns false when stdout is closed or broken.
-  private func writeAll(_ bytes: [UInt8]) -> Bool {
+  /// A value JSON cannot express (a NaN in a state): a response still gets an answer.
+  private func encodeFailure(of id: JSON?, _ error: JSONWriteError, into bytes: inout [UInt8]) {
+    log.error("cannot encode an outgoing message", ["reason": error.description])
+    guard let id else { return }
+    let reason = "the result cannot be written as JSON: \(error.reason)"
+    try? Outgoing.failure(id: id, error: .internalError(reason)).write(to: &bytes)
+  }
+
+  /// Returns how many bytes were written (all of them unless the output is closed or broken)
+  /// and, when not all, the `errno` of the failure.
+  private func writeAll(_ bytes: [UInt8]) -> (written: Int, errno: Int32) {
     bytes.withUnsafeBytes { raw in
-      guard let base = raw.baseAddress else { return true }
+      guard let base = raw.baseAddress else { return (0, 0) }
       var offset = 0
       while offset < raw.count {
         let written = write(fd, base + offset, raw.count - offset)
@@ -76,16 +182,11 @@ final class StdoutWriter: Sendable {
             _ = poll(&poller, 1, -1)
             continue
           }
-          if let onBroken {
-            onBroken(errno)
-          } else {
-            log.error("stdout failed; the remaining output is discarded", ["errno": String(errno)])
-          }
-          return false
+          return (offset, errno)
         }
         offset += written
       }
-      return true
+      return (offset, 0)
     }
   }
 }

@@ -1,4 +1,5 @@
 // The stateserver executable: the server's command line and the reference features.
+import CStartupSignals
 import Features
 import Foundation
 import StateServer
@@ -11,6 +12,10 @@ struct Options: Sendable {
   var failRate = 0.0
   var usersTimeToLive = UsersFeature.defaultTimeToLive
 }
+
+// SIGTERM, SIGINT and SIGHUP have been blocked since the first instruction (the module's
+// .preinit_array entry); referencing it keeps the linker from dropping it.
+_ = cstartupsignals_linked()
 
 let flags =
   ServerOptions.flags.map { $0.lifted(\Options.server) } + [
@@ -101,5 +106,6 @@ case .run(let options):
           stateDirectory: $0, schemaVersions: schemaVersions, warn: { log.warning($0) })
       }
     })
-  exit(await server.run())
+  // The main thread reads stdin and runs the main actor itself: no thread hand-off per request.
+  server.runOnMainThread()
 }

@@ -101,4 +101,45 @@ import Testing
     queue.waitForRoom()  // taken by the writer: room again
     #expect(queue.takeQueued() == nil)
   }
+
+  /// Issue 10: the bound is in bytes, not messages: one answer of a large state fills it.
+  @Test func aLargeAnswerFillsTheByteBudget() {
+    let queue = OutputQueue(maxMessages: 100, maxBytes: 1000)
+    let small: Outgoing = .response(id: 1, result: ["n": 1], barriers: [])
+    let large: Outgoing = .response(
+      id: 2, result: .string(String(repeating: "x", count: 2000)), barriers: [])
+    #expect(!queue.append([small]) { _ in })
+    #expect(queue.append([large]) { _ in })
+    #expect(queue.isOverBudget)
+    _ = queue.takeQueued()
+    #expect(!queue.isOverBudget)
+  }
+
+  /// The writer gives the bytes back as it writes them; the main actor waiting for room goes on.
+  @Test func roomReturnsOnceTheWriterHasWritten() async {
+    let queue = OutputQueue(maxMessages: 100, maxBytes: 1000)
+    let large: Outgoing = .response(
+      id: 2, result: .string(String(repeating: "x", count: 2000)), barriers: [])
+    #expect(queue.append([large]) { _ in })
+    guard let taken = queue.next() else {
+      Issue.record("nothing queued")
+      return
+    }
+    #expect(queue.isOverBudget)  // taken, not written yet: still counted
+    let waiting = Task { await queue.room() }
+    queue.release(taken.sizes.reduce(0, +), written: 2040)
+    await waiting.value
+    #expect(!queue.isOverBudget)
+    #expect(queue.bytesWritten == 2040)
+  }
+
+  /// A closed stdout never makes anyone wait again.
+  @Test func aBrokenOutputIsNeverFull() {
+    let queue = OutputQueue(maxMessages: 1, maxBytes: 10)
+    queue.append([response(1)]) { _ in }
+    #expect(queue.isOverBudget)
+    queue.markBroken()
+    #expect(!queue.isOverBudget && queue.isBroken)
+    queue.waitForRoom()
+  }
 }

@@ -26,6 +26,15 @@ def best(runs, *args):
     return min(results, key=key)
 
 
+def c_latency(binary, k, cmd):
+    """latency.c (a C driver, one request at a time): p50/p99 and the child's CPU/request."""
+    out = subprocess.run([binary, str(k), "--", *cmd], capture_output=True, text=True,
+                         timeout=900)
+    if out.returncode != 0:
+        raise SystemExit(f"latency {' '.join(cmd)} failed:\n{out.stderr}")
+    return json.loads(out.stdout)
+
+
 def n(x):
     return max(1, int(x * SCALE))
 
@@ -35,6 +44,7 @@ def main():
     parser.add_argument("--server", required=True)
     parser.add_argument("--echo", required=True)
     parser.add_argument("--peer", required=True)
+    parser.add_argument("--latency", required=True, help="latency.c, built")
     options = parser.parse_args()
     server = [options.server, "--ephemeral"]
     echo = [options.echo]
@@ -49,22 +59,36 @@ def main():
                  f"echo {t_echo['per_second']:,.0f}; python peer {t_peer['per_second']:,.0f}"))
     echo_ratio = t_server["per_second"] / t_echo["per_second"]
     peer_ratio = t_server["per_second"] / t_peer["per_second"]
-    checks.append(("throughput vs C jansson echo", echo_ratio, ">= 0.5x", echo_ratio >= 0.5))
-    checks.append(("throughput vs Python jsonpatch peer", peer_ratio, ">= 5x", peer_ratio >= 5))
+    checks.append(("throughput vs C jansson echo", echo_ratio, ">= 1.0x", echo_ratio >= 1.0))
+    checks.append(("throughput vs Python jsonpatch peer", peer_ratio, ">= 15x", peer_ratio >= 15))
 
-    l_echo = best(3, "latency", n(5_000), "--", *echo)
-    l_server = best(3, "latency", n(5_000), "--", *server)
-    rows.append(("round trip p50 / p99 (us)", f"{l_server['p50_us']:.0f} / {l_server['p99_us']:.0f}",
-                 f"echo {l_echo['p50_us']:.0f} / {l_echo['p99_us']:.0f}"))
-    checks.append(("latency p50 vs echo", l_server["p50_us"] / l_echo["p50_us"], "report", True))
-    checks.append(("latency p99 vs echo", l_server["p99_us"] / l_echo["p99_us"], "report", True))
+    # Echo and server alternate, best of three each (each figure its own best: load on the
+    # shared machine only ever slows a run down), so a burst of load hits both alike.
+    runs_echo, runs_server = [], []
+    for _ in range(3):
+        runs_echo.append(c_latency(options.latency, n(5_000), echo))
+        runs_server.append(c_latency(options.latency, n(5_000), server))
+    keys = ("p50_us", "p99_us", "cpu_us_per_request")
+    l_echo = {key: min(r[key] for r in runs_echo) for key in keys}
+    l_server = {key: min(r[key] for r in runs_server) for key in keys}
+    rows.append(("round trip p50 / p99 (us), latency.c",
+                 f"{l_server['p50_us']:.1f} / {l_server['p99_us']:.1f}",
+                 f"echo {l_echo['p50_us']:.1f} / {l_echo['p99_us']:.1f}"))
+    rows.append(("CPU per request (us), latency.c", f"{l_server['cpu_us_per_request']:.1f}",
+                 f"echo {l_echo['cpu_us_per_request']:.1f}"))
+    p50 = l_server["p50_us"] / l_echo["p50_us"]
+    p99 = l_server["p99_us"] / l_echo["p99_us"]
+    cpu = l_server["cpu_us_per_request"] / l_echo["cpu_us_per_request"]
+    checks.append(("latency p50 vs echo", p50, "<= 2x", p50 <= 2))
+    checks.append(("latency p99 vs echo", p99, "<= 3x", p99 <= 3))
+    checks.append(("CPU per request vs echo", cpu, "<= 2x", cpu <= 2))
 
     start = best(1, "startup", 21, "--", *server)
     rows.append(("start to initialize response (ms, median of 21)", f"{start['median_ms']:.1f}",
                  f"max {start['max_ms']:.1f}"))
     rows.append(("idle resident memory (MB)", f"{start['idle_rss_mb']:.1f}", ""))
-    checks.append(("startup ms", start["median_ms"], "< 20 ms", start["median_ms"] < 20))
-    checks.append(("idle RSS MB", start["idle_rss_mb"], "< 20 MB", start["idle_rss_mb"] < 20))
+    checks.append(("startup ms", start["median_ms"], "<= 4 ms", start["median_ms"] <= 4))
+    checks.append(("idle RSS MB", start["idle_rss_mb"], "<= 10 MB", start["idle_rss_mb"] <= 10))
 
     edits = n(5_000)
     small = best(3, "bigstate", 1_000, edits, "--", *server)
@@ -88,6 +112,7 @@ def main():
         print(f"  {name:<{width}}  {value:>14.2f}  {target} {mark if target != 'report' else ''}")
     if failed:
         print("some targets were missed (see above)")
+        sys.exit(1)
 
 
 if __name__ == "__main__":

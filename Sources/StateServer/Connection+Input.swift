@@ -1,0 +1,91 @@
+import JSON
+import StateKit
+
+/// How input reaches the connection and how fast: lines from the reader thread's ``Inbox`` or
+/// from the ``MainLoop``, served in order, paused between two lines while the output is over
+/// its budget (``OutputQueue``), and the input offset a signal's shutdown waits for.
+extension Connection {
+
+  /// Serves what the reader queued; called once per wake-up of the inbox, and again until it
+  /// comes back empty. When the output goes over its budget it stops between two lines and
+  /// goes on once the writer has made room, so one read of many large answers never holds more
+  /// than the budget (the other tasks of the main actor, signals included, run meanwhile).
+  func drainInbox() {
+    guard let inbox else { return }
+    if held.isEmpty {
+      let taken = inbox.takeWithOffset()
+      held = taken.lines[...]
+      heldOffset = taken.offset
+      guard !held.isEmpty else {
+        served(through: heldOffset)
+        return
+      }
+    }
+    let full = serve(&held)
+    if held.isEmpty { served(through: heldOffset) }
+    Task { @MainActor in
+      if full { await self.output.room() }
+      self.drainInbox()
+    }
+  }
+
+  /// Serves the lines the main loop read (``MainLoop``); `offset` is the input they reach.
+  func receive(read lines: [InboundLine], through offset: Int) {
+    held.append(contentsOf: lines)
+    heldOffset = offset
+    serveHeld()
+  }
+
+  /// Whether the main loop may read more: nothing is held back and the output has room.
+  /// When the output is full, a task waits for room: its resumption is the main-queue work
+  /// that wakes the main loop to read again (the writer thread alone would not).
+  var wantsInput: Bool {
+    guard held.isEmpty else { return false }  // serveHeld already waits for room
+    guard output.isOverBudget else { return true }
+    if !waitingForRoom {
+      waitingForRoom = true
+      Task { @MainActor in
+        await self.output.room()
+        self.waitingForRoom = false
+      }
+    }
+    return false
+  }
+
+  func serveHeld() {
+    let full = serve(&held)
+    if held.isEmpty { served(through: heldOffset) }
+    guard full else { return }
+    // Resumed as a main-queue job, which also wakes the main loop to read again.
+    Task { @MainActor in
+      await self.output.room()
+      if !self.held.isEmpty { self.serveHeld() }
+    }
+  }
+
+  /// Serves every line, whatever the output budget (tests drive the connection with it).
+  func receive(_ lines: [InboundLine]) {
+    var lines = lines[...]
+    while !lines.isEmpty { _ = serve(&lines) }
+  }
+
+  /// Serves lines from the front of `lines` until none is left or the output is over budget;
+  /// returns whether it is. Commits whenever a megabyte of output is waiting, so the writer
+  /// works while a long read is still being served.
+  func serve(_ lines: inout ArraySlice<InboundLine>) -> Bool {
+    // The other clients' lines are committed once, at the end (Hub.holdCommits).
+    hub?.holdCommits(except: self)
+    defer { hub?.commitHeld(except: self) }
+    inBatch = true
+    var full = false
+    while let line = lines.popFirst() {
+      receive(line)
+      if uncommittedBytes >= 1 << 20 {
+        full = commit()
+        if full { break }
+      }
+    }
+    inBatch = false
+    return commit() || full
+  }
+}

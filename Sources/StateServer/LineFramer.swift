@@ -1,0 +1,125 @@
+import JSON
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Splits stdin into lines in place, one large read at a time: no byte-by-byte reads, no copy
+/// of a line before it is parsed. Used by one thread at a time (the reader thread, or the main
+/// thread in ``MainLoop``).
+///
+/// `\r\n` endings and blank lines are accepted; the limit applies to a message without its line
+/// ending (`\n` or `\r\n`). A line longer than `maxMessageBytes` is never held in memory: once a
+/// partial line passes the limit its bytes are dropped as they arrive and the line is reported
+/// as ``InboundLine/oversize(bytes:)`` when its newline comes.
+final class LineFramer {
+  private let maxMessageBytes: Int
+  private static let blockSize = 64 << 10
+  private var buffer = [UInt8](repeating: 0, count: LineFramer.blockSize)
+  private var start = 0  // first byte of the unconsumed partial line
+  private var end = 0  // end of the bytes read so far
+  private var skipped: Int? = nil  // length so far of an oversize line being skipped
+
+  init(maxMessageBytes: Int) {
+    self.maxMessageBytes = maxMessageBytes
+  }
+
+  /// Reads once from `fd` (blocking) and returns the lines completed by what was read, and how
+  /// many bytes that was; at the end of input (count <= 0) the lines end with
+  /// ``InboundLine/endOfInput``.
+  func next(from fd: Int32) -> (lines: [InboundLine], count: Int) {
+    do {
+      if end == buffer.count {
+        if start > 0 {
+          buffer.withUnsafeMutableBytes { raw in
+            guard let base = raw.baseAddress else { return }
+            memmove(base, base + start, end - start)
+          }
+          end -= start
+          start = 0
+        } else {
+          // One line fills the buffer: grow up to the limit, past it skip the line.
+          buffer.append(contentsOf: repeatElement(0, count: min(buffer.count, maxMessageBytes + 1)))
+        }
+      }
+      let count = buffer.withUnsafeMutableBytes { raw -> Int in
+        guard let base = raw.baseAddress else { return 0 }
+        while true {
+          let n = read(fd, base + end, raw.count - end)
+          if n < 0 && errno == EINTR { continue }
+          return n
+        }
+      }
+      if count <= 0 {
+        var batch: [InboundLine] = []
+        buffer.withUnsafeBytes { raw in
+          let length = messageLength(raw, start, end)
+          if let skipped {
+            batch.append(.oversize(bytes: skipped + length))
+          } else if length > maxMessageBytes {
+            batch.append(.oversize(bytes: length))
+          } else if end > start {
+            lineEnded(UnsafeRawBufferPointer(rebasing: raw[start..<end]), into: &batch)
+          }
+        }
+        batch.append(.endOfInput)
+        return (batch, count)
+      }
+      var batch: [InboundLine] = []
+      let scanFrom = end
+      end += count
+      buffer.withUnsafeBytes { raw in
+        guard let base = raw.baseAddress else { return }
+        var cursor = scanFrom
+        while cursor < end, let hit = memchr(base + cursor, 0x0A, end - cursor) {
+          let newline = base.distance(to: UnsafeRawPointer(hit))
+          let length = messageLength(raw, start, newline)
+          if let skippedSoFar = skipped {
+            batch.append(.oversize(bytes: skippedSoFar + length))
+            skipped = nil
+          } else if length > maxMessageBytes {
+            batch.append(.oversize(bytes: length))
+          } else {
+            lineEnded(UnsafeRawBufferPointer(rebasing: raw[start..<newline]), into: &batch)
+          }
+          start = newline + 1
+          cursor = start
+        }
+      }
+      if start == end {
+        start = 0
+        end = 0
+        if buffer.count > 4 * Self.blockSize {
+          buffer = [UInt8](repeating: 0, count: Self.blockSize)
+        }
+      } else if skipped != nil || end - start > maxMessageBytes + 1 {
+        // The partial line is already too long (one byte over may still be the `\r` of a
+        // `\r\n` whose `\n` has not arrived): forget its bytes, remember only its length.
+        skipped = (skipped ?? 0) + end - start
+        start = 0
+        end = 0
+      }
+      return (batch, count)
+    }
+  }
+
+  /// The length of the message in `raw[start..<end]` (a line without its `\n`): a final `\r` is
+  /// part of the line ending, not of the message.
+  private func messageLength(_ raw: UnsafeRawBufferPointer, _ start: Int, _ end: Int) -> Int {
+    end > start && raw[end - 1] == 0x0D ? end - start - 1 : end - start
+  }
+
+  /// Turns one line (without its `\n`) into what the connection needs; blank lines vanish.
+  private func lineEnded(_ line: UnsafeRawBufferPointer, into batch: inout [InboundLine]) {
+    var line = line
+    if line.last == 0x0D { line = UnsafeRawBufferPointer(rebasing: line.dropLast()) }
+    if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return }
+    do {
+      batch.append(.message(try JSON(parsing: line)))
+    } catch {
+      batch.append(.malformed(error))
+    }
+  }
+}

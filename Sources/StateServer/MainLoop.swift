@@ -1,0 +1,71 @@
+import CMainQueue
+import JSON
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The process's main thread as the server's one hot thread: it waits in `poll(2)` on stdin and
+/// on the main queue's handle, reads and parses a line, runs the main actor's work (reducers,
+/// effects' continuations, replies) and writes the answer itself (``StdoutWriter``'s direct
+/// write), with no hand-off to another thread.
+///
+/// A request used to wake three threads in turn (reader, main actor, writer); on these virtual
+/// machines a wake-up costs more than the request's own work. Threads remain where they pay
+/// off: the writer thread takes over when output queues up (a slow client), and the signal
+/// thread only forwards signals. Reading stops while the output is over its budget or lines
+/// are held back for it (``Connection/wantsInput``), exactly like the reader thread's wait.
+@MainActor
+final class MainLoop {
+  private let input: Int32
+  private let framer: LineFramer
+  private let connection: Connection
+  /// Bytes of input read so far.
+  private(set) var offset = 0
+  private var ended = false
+
+  init(input: Int32, maxMessageBytes: Int, connection: Connection) {
+    self.input = input
+    self.framer = LineFramer(maxMessageBytes: maxMessageBytes)
+    self.connection = connection
+  }
+
+  var wantsInput: Bool { !ended && connection.wantsInput }
+
+  /// One read (stdin is readable: it does not block) and the lines it completes, served now.
+  func readAndServe() {
+    let (lines, count) = framer.next(from: input)
+    if count > 0 { offset += count } else { ended = true }
+    connection.receive(read: lines, through: offset)
+  }
+
+  /// Runs the main queue and serves stdin on the calling thread, forever: the process ends
+  /// by `exit` (the server's `run` returning, or a second signal). `loop` is filled in once
+  /// the server has opened its stores.
+  static func run(input: Int32, loop: @escaping @MainActor () -> MainLoop?) -> Never {
+    let handle = cmainqueue_handle()
+    // Ours to read: the main queue's eventfd is never read blocking (a spurious wake-up must
+    // not park the thread that runs everything).
+    _ = fcntl(handle, F_SETFL, fcntl(handle, F_GETFL) | O_NONBLOCK)
+    var fds = [
+      pollfd(fd: handle, events: Int16(POLLIN), revents: 0),
+      pollfd(fd: input, events: Int16(POLLIN), revents: 0),
+    ]
+    cmainqueue_drain()
+    while true {
+      let current = loop()
+      fds[1].fd = current?.wantsInput == true ? input : -1
+      fds[0].revents = 0
+      fds[1].revents = 0
+      if poll(&fds, 2, -1) < 0 { continue }  // EINTR: a signal's handler ran; look again
+      if fds[1].revents != 0 { current?.readAndServe() }
+      if fds[0].revents != 0 {
+        var value: UInt64 = 0
+        _ = read(handle, &value, 8)
+        cmainqueue_drain()
+      }
+    }
+  }
+}
