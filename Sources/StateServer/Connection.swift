@@ -242,7 +242,10 @@ final class Connection {
         ])
     case "features/list": return .result(["features": .array(registry.features.map(Self.describe))])
     case "initialize": return try initialize(params)
-    case "rpc.discover": return .result(OpenRPC.document(features: registry.features))
+    case "rpc.discover":
+      return .result(
+        OpenRPC.document(
+          features: registry.features, name: options.name, version: options.version))
     case "$/cancelRequest": return try cancel(params)
     case "shutdown": return shutdown(id: id)
     case "history/get": return try getHistory(params)

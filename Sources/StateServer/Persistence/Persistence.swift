@@ -62,15 +62,17 @@ public final class Persistence {
     self.warn = warn
   }
 
-  /// `$XDG_STATE_HOME/stateserver`, else `~/.local/state/stateserver` (XDG Base Directory).
+  /// `$XDG_STATE_HOME/APPLICATION`, else `~/.local/state/APPLICATION` (XDG Base Directory):
+  /// each application's stores apart from another's.
   public nonisolated static func defaultDirectory(
+    application: String = "stateserver",
     environment: [String: String] = ProcessInfo.processInfo.environment
   ) -> String {
     if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
-      return (state as NSString).appendingPathComponent("stateserver")
+      return (state as NSString).appendingPathComponent(application)
     }
     let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-    return (home as NSString).appendingPathComponent(".local/state/stateserver")
+    return (home as NSString).appendingPathComponent(".local/state/" + application)
   }
 
   /// The default warning sink: a warning record of a default ``Log`` (text, on stderr through

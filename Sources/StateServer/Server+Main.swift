@@ -1,0 +1,115 @@
+import Foundation
+import StateKit
+
+extension Server {
+  /// A server executable of one's own in one call: the whole command line (`--help`,
+  /// `--version`, `--ephemeral`, `--state-dir`, logging, `--history`, `--record`, `--listen`;
+  /// an unknown flag exits 2), the subcommands `codegen`, `replay` and `attach`, persistence
+  /// under `$XDG_STATE_HOME/NAME`, and `name`/`version` in `initialize` and `rpc.discover`.
+  ///
+  /// ```swift
+  /// // Sources/timers/main.swift
+  /// import StateServer
+  /// Server.main(name: "timers", version: "1.0.0", features: [Timers().descriptor()])
+  /// ```
+  ///
+  /// Serves on the main thread (``runOnMainThread(input:output:)``) and never returns.
+  @MainActor
+  public static func main(
+    name: String, version: String, summary: String? = nil, features: [FeatureDescriptor]
+  ) -> Never {
+    main(
+      name: name, version: version, summary: summary, options: ServerOptions(), server: \.self,
+      features: { _ in features })
+  }
+
+  /// ``main(name:version:summary:features:)`` with flags of the application's own: `options`
+  /// holds the server's options at `server`, `flags` come after the server's in `--help`, and
+  /// `features` builds the features from the options parsed. `codegen` and `replay` build them
+  /// from the defaults.
+  @MainActor
+  public static func main<Options: Sendable>(
+    name: String, version: String, summary: String? = nil, options: Options,
+    server: WritableKeyPath<Options, ServerOptions> & Sendable, flags: [Flag<Options>] = [],
+    features: (Options) -> [FeatureDescriptor]
+  ) -> Never {
+    switch launch(
+      name: name, version: version, summary: summary, options: options, server: server,
+      flags: flags, arguments: Array(CommandLine.arguments.dropFirst()), features: features)
+    {
+    case .exit(let status): exit(status)
+    case .serve(let server): server.runOnMainThread()
+    }
+  }
+
+  /// What ``main(name:version:summary:options:server:flags:features:)`` does with arguments.
+  public enum Launch: Sendable {
+    /// The arguments were answered (help, version, a usage error, a subcommand): exit.
+    case exit(Int32)
+    /// Serve with this server.
+    case serve(Server)
+  }
+
+  /// Reads `arguments` (without the program name): runs a subcommand, prints help, version or
+  /// a usage error (status 2), or returns the server to run. Separate from `main` so tests can
+  /// see what a command line does.
+  @MainActor
+  public static func launch<Options: Sendable>(
+    name: String, version: String, summary: String? = nil, options defaults: Options,
+    server part: WritableKeyPath<Options, ServerOptions> & Sendable, flags: [Flag<Options>] = [],
+    arguments: [String], features: (Options) -> [FeatureDescriptor]
+  ) -> Launch {
+    switch arguments.first {
+    case "codegen":
+      return .exit(Codegen.run(Array(arguments.dropFirst()), features: features(defaults)))
+    case "attach":
+      return .exit(AttachBridge.run(Array(arguments.dropFirst())))
+    case "replay":
+      guard arguments.count == 2 else {
+        FileHandle.standardError.write(Data("usage: \(name) replay FILE\n".utf8))
+        return .exit(2)
+      }
+      return .exit(Replay.run(path: arguments[1], features: features(defaults)))
+    default: break
+    }
+    let interface = CommandLineInterface(
+      name: name, version: version,
+      summary: summary
+        ?? """
+        \(name) \(version): a headless application core speaking JSON-RPC 2.0 (NDJSON) on stdio.
+        Also: \(name) codegen --lang typescript|python --out DIR, \(name) replay FILE, \
+        \(name) attach PATH
+        """,
+      flags: ServerOptions.flags.map { $0.lifted(part) } + flags)
+    switch interface.parse(arguments, into: defaults) {
+    case .print(let text):
+      FileHandle.standardOutput.write(Data(text.utf8))
+      return .exit(0)
+    case .usageError(let message):
+      FileHandle.standardError.write(Data(message.utf8))
+      return .exit(2)
+    case .run(let parsed):
+      var options = parsed[keyPath: part]
+      options.name = name
+      options.version = version
+      let features = features(parsed)
+      // --ephemeral: no persistence at all, so nothing is read or written on disk.
+      let stateDirectory =
+        options.ephemeral
+        ? nil
+        : (options.stateDirectory ?? Persistence.defaultDirectory(application: name))
+      let schemaVersions = Dictionary(
+        features.map { ($0.name, $0.schemaVersion) }, uniquingKeysWith: { first, _ in first })
+      let log = options.log
+      return .serve(
+        Server(
+          features: features, options: options,
+          persistence: {
+            stateDirectory.map {
+              Persistence(
+                stateDirectory: $0, schemaVersions: schemaVersions, warn: { log.warning($0) })
+            }
+          }))
+    }
+  }
+}
