@@ -204,6 +204,11 @@ extension Store {
   /// The number of effects running now (`TestStore` fails a test that ends with some).
   public var inFlightEffectCount: Int { running.count }
 
+  /// Whether none of the store's effects can progress by itself: each one still running sleeps
+  /// on a `TestClock` (or waits for one that does). `TestStore` fails at once then, instead of
+  /// waiting out its timeout for time that only the test can move.
+  @_spi(Testing) public var effectsAreBlocked: Bool { activity.isQuiescent }
+
   /// Returns once every effect started by `transaction` (and by what it fed back) ended.
   public func settled(_ transaction: Transaction) async {
     guard !isClosed, liveEffects[transaction] != nil else { return }

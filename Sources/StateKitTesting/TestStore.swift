@@ -36,12 +36,16 @@
     /// seconds while an effect waits to run.
     public var timeout: Duration
 
-    private var asserted: F.State
-    private var received: [(action: F.Action, state: F.State)] = []
-    private var sentState: F.State?
-    private var events: [JSON] = []
+    var asserted: F.State
+    var received: [(action: F.Action, state: F.State)] = []
+    var sentState: F.State?
+    var events: [JSON] = []
     private var isFinished = false
     private let location: SourceLocation
+
+    /// Where failures go; nil records them as Swift Testing issues. TestStore's own tests catch
+    /// them here to check the messages, so deliberate failures do not show as known issues.
+    @_spi(Testing) public var failureHandler: (@MainActor (String, SourceLocation) -> Void)?
 
     /// Whether a `TestStore` checks everything (`.on`) or only what the test asserts (`.off`).
     public enum Exhaustivity: Sendable {
@@ -142,7 +146,7 @@
         guard await waitForReceived() else {
           let running = store.inFlightEffectCount
           fail(
-            "Expected to receive \(description), but no action arrived within \(timeout)"
+            "Expected to receive \(description), but no action arrived"
               + (running > 0
                 ? " (\(running) effect(s) still running: does the test clock need advancing?)"
                 : " and no effect is running"),
@@ -183,18 +187,17 @@
       received.removeAll()
     }
 
-    /// Waits (within `timeout`) for every effect to end, then fails for any effect still
-    /// running and, in exhaustive mode, for actions or events left unasserted.
+    /// Waits for every effect to end, then fails for any effect still running and, in
+    /// exhaustive mode, for actions or events left unasserted. Fails as soon as nothing can
+    /// progress (every effect left sleeps on a test clock), and at the latest after `timeout`.
     public func finish(sourceLocation: SourceLocation = #_sourceLocation) async {
       isFinished = true
-      let deadline = ContinuousClock.now.advanced(by: timeout)
-      while store.inFlightEffectCount > 0 && ContinuousClock.now < deadline {
-        await Task.yield()
-      }
+      await settle()
       if store.inFlightEffectCount > 0 {
         fail(
-          "\(store.inFlightEffectCount) effect(s) still running at the end of the test: advance "
-            + "the test clock, or cancel them.",
+          "\(store.inFlightEffectCount) effect(s) still running at the end of the test"
+            + (store.effectsAreBlocked ? ", asleep on a test clock" : "")
+            + ": advance the test clock, or cancel them.",
           sourceLocation: sourceLocation)
       }
       guard exhaustivity == .on else { return }
@@ -210,15 +213,31 @@
       }
     }
 
-    private func fail(_ message: String, sourceLocation: SourceLocation) {
-      Issue.record(Comment(rawValue: message), sourceLocation: sourceLocation)
+    func fail(_ message: String, sourceLocation: SourceLocation) {
+      if let failureHandler {
+        failureHandler(message, sourceLocation)
+      } else {
+        Issue.record(Comment(rawValue: message), sourceLocation: sourceLocation)
+      }
     }
 
+    /// Waits until the effects ended or none can progress without the test (each asleep on a
+    /// test clock); `timeout` of real time bounds effects blocked on the outside world.
+    func settle() async {
+      let deadline = ContinuousClock.now.advanced(by: timeout)
+      while store.inFlightEffectCount > 0 && ContinuousClock.now < deadline {
+        await store.settleEffects()
+        if store.effectsAreBlocked { return }
+      }
+    }
+
+    /// Whether an action fed back is waiting; returns false as soon as none can come.
     private func waitForReceived() async -> Bool {
       let deadline = ContinuousClock.now.advanced(by: timeout)
       while received.isEmpty {
         if ContinuousClock.now >= deadline { return false }
-        await Task.yield()
+        await store.settleEffects()
+        if received.isEmpty && store.effectsAreBlocked { return false }
       }
       return true
     }
@@ -229,7 +248,7 @@
 
     /// Exhaustive: the asserted state, updated by the test, must equal the actual one.
     /// Non-exhaustive: the test's updates applied to the actual state must change nothing.
-    private func check(
+    func check(
       _ step: String, after actual: F.State, _ update: ((inout F.State) throws -> Void)?,
       _ sourceLocation: SourceLocation
     ) {

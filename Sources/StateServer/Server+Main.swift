@@ -33,10 +33,17 @@ extension Server {
     server: WritableKeyPath<Options, ServerOptions> & Sendable, flags: [Flag<Options>] = [],
     features: (Options) -> [FeatureDescriptor]
   ) -> Never {
-    switch launch(
-      name: name, version: version, summary: summary, options: options, server: server,
-      flags: flags, arguments: Array(CommandLine.arguments.dropFirst()), features: features)
-    {
+    perform(
+      launch(
+        name: name, version: version, summary: summary, options: options, server: server,
+        flags: flags, arguments: Array(CommandLine.arguments.dropFirst()), features: features))
+  }
+
+  /// Not generic, and kept apart: Swift 6.3.1's optimizer crashed (JumpThreadSimplifyCFG) on
+  /// this switch inlined into a specialization of the generic `main` in a release build.
+  @MainActor @inline(never)
+  private static func perform(_ launch: Launch) -> Never {
+    switch launch {
     case .exit(let status): exit(status)
     case .serve(let server): server.runOnMainThread()
     }

@@ -1,0 +1,64 @@
+import JSON
+import StateKit
+@_spi(Testing) import StateKitTesting
+import Testing
+
+/// The typed test kit: typed events, wire sends and refusals, failing fast when nothing can
+/// progress.
+@MainActor
+@Suite struct TestStoreKitTests {
+  @Test func eventsAreReceivedAsTypedValues() async {
+    let store = TestStore(feature: Counter(), initialState: Counter.State(count: 9))
+    await store.send(.increment) { $0.count = 10 }
+    await store.receive(event: .milestone(count: 10))
+    await store.finish()
+  }
+
+  @Test func theWrongTypedEventFailsNamingBoth() async {
+    let failures = Failures()
+    let store = TestStore(feature: Counter(), initialState: Counter.State(count: 9))
+    store.failureHandler = failures.record
+    await store.send(.increment) { $0.count = 10 }
+    await store.receive(event: .milestone(count: 20))
+    #expect(
+      failures.messages == ["Expected the event milestone(count: 20), got milestone(count: 10)"])
+  }
+
+  @Test func aWireActionIsDecodedValidatedAndReduced() async {
+    let store = TestStore(feature: Counter())
+    await store.send(wire: ["type": "set", "value": 4]) { $0.count = 4 }
+    await store.finish()
+  }
+
+  @Test func wireRefusalsAreCheckedByCodeAndPointer() {
+    let store = TestStore(feature: Counter())
+    store.send(wire: ["type": "reset"], refusedWith: -32003)
+    store.send(wire: ["type": "set", "value": -1], refusedWith: -32602, pointer: "/value")
+    store.send(wire: ["type": "set", "value": "x"], refusedWith: -32602, pointer: "/value")
+  }
+
+  @Test func aRefusalWithAnotherPointerFails() {
+    let failures = Failures()
+    let store = TestStore(feature: Counter())
+    store.failureHandler = failures.record
+    store.send(wire: ["type": "set", "value": -1], refusedWith: -32602, pointer: "/count")
+    store.send(wire: ["type": "increment"], refusedWith: -32003)
+    #expect(failures.messages.count == 2)
+    #expect(failures.messages.first?.contains("got -32602 at /value") == true)
+    #expect(failures.messages.last?.contains("but it was reduced") == true)
+  }
+
+  @Test func receivingWhileEveryEffectSleepsFailsAtOnce() async {
+    let failures = Failures()
+    let clock = TestClock()
+    let store = TestStore(feature: Board(clock: clock))
+    store.failureHandler = failures.record
+    await store.send(.add(id: 1)) { $0.tickers.append(Ticker.State(id: 1)) }
+    await store.send(.ticker(id: 1, action: .start))
+    let started = ContinuousClock.now
+    await store.receive(.ticker(id: 1, action: .tick))
+    #expect(ContinuousClock.now - started < .seconds(25))
+    #expect(failures.messages.first?.contains("does the test clock need advancing?") == true)
+    store.store.close()
+  }
+}
