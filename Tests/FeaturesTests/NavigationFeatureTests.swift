@@ -34,7 +34,7 @@ import Testing
       $0.users.load.status = .loading
     }
     #expect(store.state.path.isEmpty)  // not before the user exists
-    await clock.advance(by: .milliseconds(50), once: 1)
+    await clock.advance(by: .milliseconds(50))
     await store.receive(users(.loaded(users: all, source: .network))) {
       $0.users.load = freshLoad
       $0.users.source = .network
@@ -131,14 +131,15 @@ import Testing
     #expect(throws: Never.self) {
       try store.send(wire: ["type": "users", "action": ["type": "select", "id": 1]], cause: nil)
     }
-    let forged = refusal(
-      of: ["type": "users", "action": ["type": "loaded", "users": []]], by: feature)
-    #expect(forged?.pointer == "/action/type")
-    let invalid = refusal(
-      of: ["type": "users", "action": ["type": "select", "id": "x"]], by: feature)
-    #expect(invalid?.pointer == "/action/id")
-    #expect(
-      refusal(of: ["type": "push", "destination": ["screen": "moon"]], by: feature)?.pointer
-        == "/destination/screen")
+    let refusals = TestStore(feature: feature)
+    refusals.send(
+      wire: ["type": "users", "action": ["type": "loaded", "users": []]], refusedWith: -32602,
+      pointer: "/action/type")
+    refusals.send(
+      wire: ["type": "users", "action": ["type": "select", "id": "x"]], refusedWith: -32602,
+      pointer: "/action/id")
+    refusals.send(
+      wire: ["type": "push", "destination": ["screen": "moon"]], refusedWith: -32602,
+      pointer: "/destination/screen")
   }
 }
