@@ -16,8 +16,8 @@ PYTHON ?= python3
 PREFIX ?= $(HOME)/.local
 export STATESERVER_TESTDATA ?= $(abspath ../shared/testdata)
 
-.PHONY: setup build release run install test swift-test py-test node-test bench schemas \
-	bindings format lint clean
+.PHONY: setup build release run install test swift-test py-test node-test example-test bench \
+	schemas bindings format lint clean
 
 setup:
 	@scripts/setup.sh
@@ -48,8 +48,22 @@ install: release
 test: setup lint
 	swift build --build-tests
 	swift test --skip-build
+	$(MAKE) --no-print-directory example-test
 	$(MAKE) --no-print-directory release
 	$(MAKE) --no-print-directory py-test node-test
+
+# Examples/Timers depends on this package by path, as a user's application would: building it,
+# running its tests and asking its five-line executable for its name keep the library's public
+# surface from breaking unnoticed.
+EXAMPLE := Examples/Timers
+example-test:
+	cd $(EXAMPLE) && swift build --build-tests && swift test --skip-build
+	@out=$$(printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize"}' \
+	  | $(EXAMPLE)/.build/debug/timers --ephemeral); \
+	  case "$$out" in *'"server":{"name":"timers","version":"1.0.0"}'*) echo "example: timers serves";; \
+	  *) echo "example: unexpected answer: $$out" >&2; exit 1;; esac
+	@$(EXAMPLE)/.build/debug/timers --version | grep -qx 'timers 1.0.0'
+	@$(EXAMPLE)/.build/debug/timers --nope 2>/dev/null; test $$? -eq 2
 
 # pytest's exit code 5 (no test collected) fails here, as it must. The client comes from
 # this checkout through PYTHONPATH, never from an install that may point at another clone.
@@ -78,11 +92,14 @@ bindings: release
 	$(BIN) codegen --lang typescript --out clients/typescript/src
 	$(BIN) codegen --lang python --out clients/python/stateserver
 
+SWIFT_SOURCES := Package.swift Sources Tests $(EXAMPLE)/Package.swift $(EXAMPLE)/Sources \
+	$(EXAMPLE)/Tests
+
 format:
-	swift format --in-place --recursive Package.swift Sources Tests
+	swift format --in-place --recursive $(SWIFT_SOURCES)
 
 lint:
-	swift format lint --strict --recursive Package.swift Sources Tests
+	swift format lint --strict --recursive $(SWIFT_SOURCES)
 
 clean:
 	rm -rf .build
