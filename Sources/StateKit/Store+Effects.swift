@@ -36,14 +36,14 @@ extension Store {
     case .send(let action):
       enqueue(action, context, fromEffect: true)
       return []
-    case .emit(let event):
+    case .emit(let event, let site):
       do {
         pendingEvents.append(try WireFormat.encode(event))
       } catch {
-        report("an event of \(F.name) does not encode: \(error)")
+        diagnose("an event of \(F.name) does not encode: \(error)", at: site)
       }
       return []
-    case .run(let priority, let operation, let handler):
+    case .run(let priority, let operation, let handler, let site):
       return [
         spawn(priority: priority, in: context, kind: "run") { [weak self] in
           let send = Send<F.Action> { action in
@@ -59,7 +59,8 @@ extension Store {
             if let handler {
               await handler(error, send)
             } else {
-              report("an effect of \(F.name) threw \(error) and has no catch handler")
+              self?.diagnose(
+                "an effect of \(F.name) threw \(error) and has no catch handler", at: site)
             }
             return true
           }

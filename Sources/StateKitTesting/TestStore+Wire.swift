@@ -12,6 +12,7 @@
       sourceLocation: SourceLocation = #_sourceLocation
     ) async {
       sentState = nil
+      currentLocation = sourceLocation
       do throws(ActionError) {
         _ = try store.send(wire: wire, cause: nil)
       } catch {

@@ -42,6 +42,9 @@
     var events: [JSON] = []
     private var isFinished = false
     private let location: SourceLocation
+    /// The test's line being run (a send, a receive, finish): where a programming error with no
+    /// site of its own (a view that does not encode) is recorded.
+    var currentLocation: SourceLocation?
 
     /// Where failures go; nil records them as Swift Testing issues. TestStore's own tests catch
     /// them here to check the messages, so deliberate failures do not show as known issues.
@@ -74,6 +77,22 @@
         }
       }
       store.observer = { [weak self] publication in self?.events += publication.events }
+      // Programming errors fail the test at their source: the `.run` that threw with no
+      // catch, the `.emit` whose event does not encode, the send to a closed store.
+      store.diagnosticHandler = { [weak self] message, site in
+        guard let self else { return }
+        self.fail(
+          message,
+          sourceLocation: site.map {
+            SourceLocation(
+              fileID: $0.fileID, filePath: $0.filePath, line: $0.line, column: $0.column)
+          } ?? self.currentLocation ?? self.location)
+      }
+      do {
+        _ = try JSONValueEncoder().encode(feature.view(of: store.state))
+      } catch {
+        fail("the view of \(F.name) does not encode: \(error)", sourceLocation: sourceLocation)
+      }
     }
 
     isolated deinit {
@@ -113,14 +132,15 @@
         skipReceivedActions()
       }
       sentState = nil
-      store.send(action)
+      currentLocation = sourceLocation
+      // A closed store reports the send at the test's line (through `diagnosticHandler`).
+      store.send(
+        action, fileID: sourceLocation.fileID, filePath: sourceLocation.filePath,
+        line: sourceLocation.line, column: sourceLocation.column)
       // Let the effects it started run to their first sleep, so the test's next
       // `clock.advance` finds them waiting.
       await store.settleEffects()
-      guard let after = sentState else {
-        fail("\(action) was not reduced: the store is closed", sourceLocation: sourceLocation)
-        return
-      }
+      guard let after = sentState else { return }
       check("send(\(action))", after: after, update, sourceLocation)
     }
 
@@ -142,6 +162,7 @@
       assert update: ((inout F.State) throws -> Void)? = nil,
       sourceLocation: SourceLocation = #_sourceLocation
     ) async {
+      currentLocation = sourceLocation
       while true {
         guard await waitForReceived() else {
           let running = store.inFlightEffectCount
@@ -192,6 +213,7 @@
     /// progress (every effect left sleeps on a test clock), and at the latest after `timeout`.
     public func finish(sourceLocation: SourceLocation = #_sourceLocation) async {
       isFinished = true
+      currentLocation = sourceLocation
       await settle()
       if store.inFlightEffectCount > 0 {
         fail(

@@ -111,9 +111,11 @@ import Testing
 final class Failures {
   private(set) var messages: [String] = []
   private(set) var lines: [Int] = []
+  private(set) var files: [String] = []
 
   func record(_ message: String, at location: SourceLocation) {
     messages.append(message)
     lines.append(location.line)
+    files.append(location.fileID)
   }
 }
