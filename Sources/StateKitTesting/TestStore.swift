@@ -88,6 +88,10 @@
               fileID: $0.fileID, filePath: $0.filePath, line: $0.line, column: $0.column)
           } ?? self.currentLocation ?? self.location)
       }
+      // A name list that drifted from its enum fails every test of the feature.
+      for problem in F.caseNameProblems {
+        fail("\(F.self).\(problem)", sourceLocation: sourceLocation)
+      }
       do {
         _ = try JSONValueEncoder().encode(feature.view(of: store.state))
       } catch {
