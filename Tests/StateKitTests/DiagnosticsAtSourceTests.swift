@@ -40,6 +40,16 @@ import Testing
     #expect(failures.lines == [line])
   }
 
+  @Test func aViewThatDoesNotEncodeFailsAtTheSendThatChangedIt() async {
+    let failures = Failures()
+    let store = TestStore(feature: Faulty())
+    store.failureHandler = failures.record
+    await store.send(.breakView) { $0.broken = true }
+    let line = #line - 1
+    #expect(failures.messages.first?.contains("a view of type View does not encode") == true)
+    #expect(failures.lines == [line])
+  }
+
   @Test func theServerLogsTheSite() async {
     let lines = Mutex<[String]>([])
     Diagnostics.route { message in lines.withLock { $0.append(message) } }
@@ -60,17 +70,27 @@ struct Boom: Error {}
 
 /// A feature with a programmer's mistakes in it, each effect made on one line with its `#line`.
 struct Faulty: Feature {
-  struct State: Codable, Equatable, Sendable {}
+  struct State: Codable, Equatable, Sendable { var broken = false }
+  /// Encodes until the state is broken.
+  struct View: Codable, Equatable, Sendable {
+    var broken: Bool
+    func encode(to encoder: any Encoder) throws {
+      if broken { throw Boom() }
+      var container = encoder.singleValueContainer()
+      try container.encode(["broken": false])
+    }
+  }
   enum Action: Codable, Equatable, Sendable {
     case throwInEffect
     case emitUnencodable
+    case breakView
   }
   enum Event: Codable, Sendable {
     case unencodable
     func encode(to encoder: any Encoder) throws { throw Boom() }
   }
   static let name = "faulty"
-  static let publicActions = ["throwInEffect", "emitUnencodable"]
+  static let publicActions = ["throwInEffect", "emitUnencodable", "breakView"]
 
   static var throwing: (effect: Effect<Action, Event>, line: Int) {
     (.run { _ in throw Boom() }, #line)
@@ -83,8 +103,13 @@ struct Faulty: Feature {
 
   func reduce(into state: inout State, action: Action) -> Effect<Action, Event> {
     switch action {
-    case .throwInEffect: Self.throwing.effect
-    case .emitUnencodable: Self.unencodable.effect
+    case .throwInEffect: return Self.throwing.effect
+    case .emitUnencodable: return Self.unencodable.effect
+    case .breakView:
+      state.broken = true
+      return .none
     }
   }
+
+  func view(of state: State) -> View { View(broken: state.broken) }
 }
