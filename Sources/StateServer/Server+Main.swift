@@ -79,15 +79,8 @@ extension Server {
       return .exit(Replay.run(path: arguments[1], features: features(defaults)))
     default: break
     }
-    let interface = CommandLineInterface(
-      name: name, version: version,
-      summary: summary
-        ?? """
-        \(name) \(version): a headless application core speaking JSON-RPC 2.0 (NDJSON) on stdio.
-        Also: \(name) codegen --lang typescript|python --out DIR, \(name) replay FILE, \
-        \(name) attach PATH
-        """,
-      flags: ServerOptions.flags.map { $0.lifted(part) } + flags)
+    let interface = commandLine(
+      name: name, version: version, summary: summary, server: part, flags: flags)
     switch interface.parse(arguments, into: defaults) {
     case .print(let text):
       FileHandle.standardOutput.write(Data(text.utf8))
@@ -118,5 +111,26 @@ extension Server {
             }
           }))
     }
+  }
+
+  /// The application's command line: the server's flags (lifted into `Options`), then its own.
+  static func commandLine<Options>(
+    name: String, version: String, summary: String?,
+    server part: WritableKeyPath<Options, ServerOptions> & Sendable, flags: [Flag<Options>]
+  ) -> CommandLineInterface<Options> {
+    CommandLineInterface(
+      name: name, version: version,
+      summary: summary
+        ?? """
+        \(name) \(version): a headless application core speaking JSON-RPC 2.0 (NDJSON) on stdio.
+        Also: \(name) codegen --lang typescript|python --out DIR, \(name) replay FILE, \
+        \(name) attach PATH
+        """,
+      flags: ServerOptions.flags.map { flag in
+        // The server's help names the reference executable; an application names itself.
+        var flag = flag.lifted(part)
+        flag.help = flag.help.replacingOccurrences(of: "`stateserver ", with: "`\(name) ")
+        return flag
+      } + flags)
   }
 }

@@ -28,6 +28,15 @@ import Testing
     #expect(server.persistence() == nil)
   }
 
+  @Test func theHelpNamesTheApplication() {
+    let help = Server.commandLine(
+      name: "timers", version: "2.3.4", summary: nil, server: \ServerOptions.self, flags: []
+    ).help
+    #expect(help.hasPrefix("timers 2.3.4: "))
+    #expect(help.contains("`timers attach PATH`"))
+    #expect(!help.contains("`stateserver"))
+  }
+
   @Test func anUnknownFlagExitsTwo() {
     guard case .exit(let status) = launch(["--nope"]) else {
       Issue.record("expected an exit")
