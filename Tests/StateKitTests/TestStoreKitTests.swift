@@ -48,6 +48,28 @@ import Testing
     #expect(failures.messages.last?.contains("but it was reduced") == true)
   }
 
+  @Test func oneAdvanceWakesEverySleeperDueHoweverMany() async {
+    let clock = TestClock()
+    let store = TestStore(feature: Board(clock: clock))
+    for id in 1...3 {
+      await store.send(.add(id: id)) { $0.tickers.append(Ticker.State(id: id)) }
+      await store.send(.ticker(id: id, action: .start))
+    }
+    // Three tickers, two seconds: six ticks from one call, without telling it how many sleep.
+    await clock.advance(by: .seconds(2))
+    for _ in 1...2 {
+      for id in 1...3 {
+        await store.receive(.ticker(id: id, action: .tick)) {
+          $0.tickers.modify(id: id) { $0.ticks += 1 }
+        }
+      }
+    }
+    await store.send(.remove(id: 1)) { _ = $0.tickers.remove(id: 1) }
+    await store.send(.remove(id: 2)) { _ = $0.tickers.remove(id: 2) }
+    await store.send(.remove(id: 3)) { _ = $0.tickers.remove(id: 3) }
+    await store.finish()
+  }
+
   @Test func receivingWhileEveryEffectSleepsFailsAtOnce() async {
     let failures = Failures()
     let clock = TestClock()
