@@ -216,6 +216,15 @@ extension Store {
     await withCheckedContinuation { settledWaiters[transaction, default: []].append($0) }
   }
 
+  /// Whether an effect started by `transaction` (or by an action it fed back) still runs.
+  public func isRunning(_ transaction: Transaction) -> Bool { liveEffects[transaction] != nil }
+
+  /// Cancels every effect started by `transaction` and by the actions it fed back. They stay
+  /// counted until their tasks actually end, like ``cancel(_:)`` by id.
+  public func cancel(_ transaction: Transaction) {
+    for effect in running.values where effect.transaction == transaction { effect.task.cancel() }
+  }
+
   /// Returns once no effect of this store runs.
   public func idle() async {
     guard !isClosed, !running.isEmpty else { return }

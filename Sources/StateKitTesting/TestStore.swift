@@ -121,11 +121,13 @@
     public var state: F.State { store.state }
 
     /// Sends `action` (in process: no public check, no validation) and checks the state it
-    /// produced: `update` turns the state before into the expected state after.
+    /// produced: `update` turns the state before into the expected state after. Returns a
+    /// handle on the effects it started, to await or cancel them.
+    @discardableResult
     public func send(
       _ action: F.Action, assert update: ((inout F.State) throws -> Void)? = nil,
       sourceLocation: SourceLocation = #_sourceLocation
-    ) async {
+    ) async -> TestStoreTask<F> {
       if !received.isEmpty {
         if exhaustivity == .on {
           fail(
@@ -138,14 +140,16 @@
       sentState = nil
       currentLocation = sourceLocation
       // A closed store reports the send at the test's line (through `diagnosticHandler`).
-      store.send(
+      let transaction = store.send(
         action, fileID: sourceLocation.fileID, filePath: sourceLocation.filePath,
         line: sourceLocation.line, column: sourceLocation.column)
+      let task = TestStoreTask(testStore: self, transaction: transaction)
       // Let the effects it started run to their first sleep, so the test's next
       // `clock.advance` finds them waiting.
       await store.settleEffects()
-      guard let after = sentState else { return }
+      guard let after = sentState else { return task }
       check("send(\(action))", after: after, update, sourceLocation)
+      return task
     }
 
     /// Waits for the next action an effect fed back (or a reducer sent with `.send`), checks

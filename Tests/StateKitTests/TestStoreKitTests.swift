@@ -70,6 +70,36 @@ import Testing
     await store.finish()
   }
 
+  @Test func aSendsEffectsAreCancelledThroughItsHandle() async {
+    let clock = TestClock()
+    let store = TestStore(feature: Board(clock: clock))
+    await store.send(.add(id: 1)) { $0.tickers.append(Ticker.State(id: 1)) }
+    let ticking = await store.send(.ticker(id: 1, action: .start))
+    #expect(ticking.isRunning)
+    await clock.advance(by: .seconds(1))
+    await store.receive(.ticker(id: 1, action: .tick)) { $0.tickers.modify(id: 1) { $0.ticks = 1 } }
+    await ticking.cancel()
+    #expect(!ticking.isRunning)
+    await store.finish()
+  }
+
+  @Test func awaitingASendsEffectsFailsAtOnceWhenTheyOnlySleep() async {
+    let failures = Failures()
+    let clock = TestClock()
+    let store = TestStore(feature: Board(clock: clock))
+    store.failureHandler = failures.record
+    await store.send(.add(id: 1)) { $0.tickers.append(Ticker.State(id: 1)) }
+    let ticking = await store.send(.ticker(id: 1, action: .start))
+    await ticking.finish()
+    #expect(
+      failures.messages == [
+        "The effects of this send still run, asleep on a test clock: advance the test clock, or "
+          + "cancel them."
+      ])
+    await ticking.cancel()
+    await store.finish()
+  }
+
   @Test func receivingWhileEveryEffectSleepsFailsAtOnce() async {
     let failures = Failures()
     let clock = TestClock()
