@@ -29,6 +29,9 @@ public final class Store<F: Feature>: AnyStore {
   public var observer: (@MainActor (Publication) -> Void)?
 
   var publisher: ViewPublisher<F.View>
+  /// How each publication's `statePatch` is made; `nil` (the default) makes none
+  /// (Store+Journal.swift).
+  var stateJournal: StateJournal<F.State>?
   private let publicActions: Set<String>
   /// Payload-free public actions (`{"type": "increment"}`) by name, decoded once: such a wire
   /// object always decodes to the same value, and `Codable` was the largest cost of a
@@ -196,12 +199,15 @@ public final class Store<F: Feature>: AnyStore {
   /// Publishes the change of view since the last publication and the pending events.
   func publish(cause: JSON?) {
     let patch = publisher.update(to: feature.view(of: state))
-    guard !patch.isEmpty || !pendingEvents.isEmpty else { return }
+    let statePatch = stateJournal == nil ? nil : journalStatePatch(viewPatch: patch)
+    guard !patch.isEmpty || !pendingEvents.isEmpty || statePatch?.isEmpty == false else { return }
     let from = version
     if !patch.isEmpty { version += 1 }
     let events = pendingEvents
     pendingEvents.removeAll()
     observer?(
-      Publication(store: id, from: from, to: version, patch: patch, events: events, cause: cause))
+      Publication(
+        store: id, from: from, to: version, patch: patch, events: events, cause: cause,
+        statePatch: statePatch))
   }
 }

@@ -37,7 +37,7 @@ final class Connection {
   let log: Log
   let output: OutputQueue
   var inbox: Inbox?
-  private var uncommitted: [Outgoing] = []
+  var uncommitted: [Outgoing] = []
   private var inBatch = false
   var phase = Phase.serving
   /// `initialize`'s `subscribe`: whether every store is watched at its root automatically.
@@ -260,8 +260,10 @@ final class Connection {
   /// before its response: a client that subscribed to nothing still gets every `store/event`.
   func publish(_ publication: Publication, of store: any AnyStore) {
     let changed = publication.to != publication.from
-    if changed, registry.isPersistent(publication.store) {
-      registry.persistence?.changed(storeID: publication.store)
+    if changed || publication.statePatch?.isEmpty == false,
+      registry.isPersistent(publication.store)
+    {
+      registry.persistence?.record(publication)
     }
     let watching = subscriptions[publication.store] ?? []
     guard !watching.isEmpty || !publication.events.isEmpty else { return }
@@ -299,8 +301,11 @@ final class Connection {
   }
 
   /// Hands what was queued to the writer: at the end of each input batch, and at once for
-  /// output produced outside one (effects, replies resolved later).
+  /// output produced outside one (effects, replies resolved later). Persistent stores' changes
+  /// are committed first, all in one transaction: no line reporting a change leaves before
+  /// the change is on disk (Connection+Durability.swift).
   func commit() {
+    commitPersistentChanges()
     guard !uncommitted.isEmpty else { return }
     let lines = uncommitted
     uncommitted = []  // the queue keeps the buffer; the next batch starts a new one

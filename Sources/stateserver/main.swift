@@ -53,6 +53,20 @@ case .run(let options):
   let stateDirectory =
     options.server.ephemeral
     ? nil : (options.server.stateDirectory ?? Persistence.defaultDirectory())
+  // One server per state directory: a second would overwrite the first one's acknowledged
+  // changes. Held until the process ends; any other failure to lock is left to persistence,
+  // which falls back to memory with a warning.
+  var lock: DirectoryLock?
+  if let stateDirectory {
+    do {
+      lock = try DirectoryLock(directory: stateDirectory)
+    } catch  where error.isHeld {
+      FileHandle.standardError.write(Data("stateserver: \(error.description)\n".utf8))
+      exit(2)
+    } catch {
+      options.server.log.warning(error.description)
+    }
+  }
   let features = Features.all(backend: backend, clock: clock)
   let schemaVersions = Dictionary(
     features.map { ($0.name, $0.schemaVersion) }, uniquingKeysWith: { first, _ in first })
@@ -65,5 +79,7 @@ case .run(let options):
           stateDirectory: $0, schemaVersions: schemaVersions, warn: { log.warning($0) })
       }
     })
-  exit(await server.run())
+  let status = await server.run()
+  withExtendedLifetime(lock) {}
+  exit(status)
 }
