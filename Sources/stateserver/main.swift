@@ -76,7 +76,8 @@ case .run(let options):
     persistence: {
       stateDirectory.map {
         Persistence(
-          stateDirectory: $0, schemaVersions: schemaVersions, warn: { log.warning($0) })
+          stateDirectory: $0, schemaVersions: schemaVersions, warn: { log.warning($0) },
+          inform: { log.info($0) })
       }
     })
   let status = await server.run()

@@ -27,6 +27,8 @@ import StateKit
 public final class Persistence {
   let database: SnapshotDatabase
   let warn: @Sendable (String) -> Void
+  /// Where the server's life is told (`--log-level info`): how long the final flush took.
+  private let inform: @Sendable (String) -> Void
   var attached: [String: any AnyStore] = [:]
   var journals: [String: StoreJournal] = [:]
   /// Stores with changes awaiting commit, in the order they first changed.
@@ -60,10 +62,12 @@ public final class Persistence {
   public init(
     stateDirectory: String?, schemaVersions: [String: Int] = [:],
     compactionMinimum: Int = 256 << 10,
-    warn: @escaping @Sendable (String) -> Void = Persistence.writeToStandardError
+    warn: @escaping @Sendable (String) -> Void = Persistence.writeToStandardError,
+    inform: @escaping @Sendable (String) -> Void = { _ in }
   ) {
     database = SnapshotDatabase(directory: stateDirectory, warn: warn)
     self.compactionMinimum = compactionMinimum
+    self.inform = inform
     self.schemaVersions = schemaVersions
     self.warn = warn
     if database.isReadOnly {
@@ -282,6 +286,11 @@ public final class Persistence {
   /// Shutdown, after the drain: commits what is pending, checkpoints the WAL into the main
   /// file and closes the database, so a clean exit leaves nothing in the `-wal` file.
   public func flush() {
+    let started = ContinuousClock.now
+    defer {
+      let elapsed = (ContinuousClock.now - started) / .milliseconds(1)
+      inform("state database committed, checkpointed and closed in \(elapsed) ms")
+    }
     scheduledCommit?.cancel()
     scheduledCommit = nil
     do throws(CommitFailure) {
