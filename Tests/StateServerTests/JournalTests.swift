@@ -128,6 +128,25 @@ struct JournalFixture {
     #expect(restored.version == fixture.store.version)
   }
 
+  /// Without a file there is no background connection: the next group commit writes it.
+  @Test(.timeLimit(.minutes(1))) func anInMemoryDatabaseCompactsInTheNextCommit() async throws {
+    let persistence = Persistence(stateDirectory: nil, compactionMinimum: 1)
+    let store = Store(feature: Shelf(), id: "shelf")
+    store.observer = { persistence.record($0) }
+    persistence.attach(store, schemaVersion: 1)
+    try persistence.commit()
+    for n in 0..<20 { store.send(.add(id: "i\(n)", title: "item \(n)")) }
+    try persistence.commit()
+    let encoding = try #require(persistence.lastCompaction)
+    await encoding.value
+    // The commit it scheduled, or this one: whichever runs first writes it.
+    await persistence.scheduledCommit?.value
+    try persistence.commit()
+    #expect(try persistence.database.journalCount(store: "shelf") == 0)
+    let restored = persistence.restore(storeID: "shelf", feature: "shelf", schemaVersion: 1)
+    #expect(restored?.state == (try JSONValueEncoder().encode(store.state)))
+  }
+
   @Test func aStaleCompactionIsDroppedAfterAWholeSnapshot() async throws {
     let fixture = JournalFixture(compactionMinimum: 1)
     defer { remove(fixture.directory) }

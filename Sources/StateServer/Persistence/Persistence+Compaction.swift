@@ -15,48 +15,73 @@ struct Compaction {
 
 /// Compaction: once a store's journal outweighs its snapshot, its state is encoded on a
 /// background task from the JSON the store already keeps (taking it is O(1): `JSON` is a
-/// value, copy-on-write), and the next group commit replaces the snapshot and deletes the
-/// journal rows it covers, in one transaction. The main actor pays for the write of the
-/// encoded text, not for the encoding, which is most of the cost; the store's next change
-/// copies the parts of its JSON it edits (the path to the change, an array of references)
-/// once, because the task shares them.
+/// value, copy-on-write), and written by the database's `BackgroundWriter` in one transaction
+/// that replaces the snapshot and deletes the journal rows it covers. Neither the encoding nor
+/// the write runs on the main actor; a commit that falls into the write waits for it. (An
+/// in-memory database has no second connection: the next group commit writes it.) The
+/// store's next change copies the parts of its JSON it edits (the path to the change, an
+/// array of references) once, because the task shares them.
 extension Persistence {
   /// Begins compacting every store whose journal passed the bound (called after a commit,
   /// when the journal is exactly what is on disk).
   func startCompactions() {
     for (id, journal) in journals where journal.shouldCompact {
-      guard let store = attached[id] as? any JournaledStore else { continue }
+      guard let store = attached[id] as? any JournaledStore, let covered = journal.lastSeq
+      else { continue }
       journals[id]?.isCompacting = true
       let state = store.journaledState
       let snapshot = Snapshot(
         store: id, feature: journal.feature, schemaVersion: journal.schemaVersion,
         version: store.version, state: "")
-      let covered = journal.lastSeq
       let generation = journal.generation
       let journalBytes = journal.journalBytes
+      let background = database.background
       lastCompaction = Task.detached(priority: .utility) { [weak self] in
-        let text = (try? state.serialized()).map { String(decoding: $0, as: UTF8.self) }
-        await self?.encoded(
-          text, snapshot: snapshot, covered: covered, generation: generation,
+        guard let bytes = try? state.serialized() else {
+          await self?.compactionEnded(id, generation: generation, written: nil)
+          return
+        }
+        var write = StoreWrite(store: id, snapshot: snapshot, journalCovered: covered, journal: [])
+        write.snapshot?.state = String(decoding: bytes, as: UTF8.self)
+        let compaction = Compaction(
+          store: id, generation: generation, write: write, snapshotBytes: bytes.count,
           journalBytes: journalBytes)
+        guard let background else {
+          await self?.encoded(compaction)
+          return
+        }
+        let result = await withCheckedContinuation { written in
+          background.write(write) { written.resume(returning: $0) }
+        }
+        switch result {
+        case .success(let written):
+          await self?.compactionEnded(
+            id, generation: generation, written: written ? compaction : nil)
+        case .failure(let error):
+          self?.warn("could not compact the state of store \(id) (\(error)); its journal grows")
+          await self?.compactionEnded(id, generation: generation, written: nil)
+        }
       }
     }
   }
 
-  private func encoded(
-    _ text: String?, snapshot: Snapshot, covered: Int64?, generation: Int, journalBytes: Int
-  ) {
-    guard let text, journals[snapshot.store]?.generation == generation else {
-      journals[snapshot.store]?.isCompacting = false
+  private func compactionEnded(_ id: String, generation: Int, written: Compaction?) {
+    guard journals[id]?.generation == generation else { return }
+    if let written {
+      journals[id]?.compacted(
+        snapshotBytes: written.snapshotBytes, journalBytesCovered: written.journalBytes)
+    } else {
+      journals[id]?.isCompacting = false
+    }
+  }
+
+  /// Without a background writer: the next group commit writes it.
+  private func encoded(_ compaction: Compaction) {
+    guard journals[compaction.store]?.generation == compaction.generation else {
+      journals[compaction.store]?.isCompacting = false
       return
     }
-    var snapshot = snapshot
-    snapshot.state = text
-    compactions[snapshot.store] = Compaction(
-      store: snapshot.store, generation: generation,
-      write: StoreWrite(
-        store: snapshot.store, snapshot: snapshot, journalCovered: covered ?? 0, journal: []),
-      snapshotBytes: text.utf8.count, journalBytes: journalBytes)
+    compactions[compaction.store] = compaction
     scheduleCommit()
   }
 

@@ -22,6 +22,12 @@ final class SnapshotDatabase {
   let path: String?
   /// The file could be read but not written: stores are restored, changes are not saved.
   private(set) var isReadOnly = false
+  /// Writes compacted snapshots and checkpoints off the main actor (a file database only).
+  private(set) var background: BackgroundWriter?
+  /// Bytes committed since the last checkpoint was asked for.
+  private var walBytes = 0
+  /// The WAL is checkpointed (in the background) once this much was committed to it.
+  static let checkpointEvery = 4 << 20
 
   /// Each table and its columns, in order: a table found with other columns is set aside.
   static let tables: [(name: String, columns: [String], create: String)] = [
@@ -77,6 +83,7 @@ final class SnapshotDatabase {
         atPath: directory, withIntermediateDirectories: true)
       (connection, isReadOnly) = try Self.open(path: path, warn: warn)
       self.path = path
+      startBackground(path: path)
       return
     } catch let error as SQLiteError where error.isUndecodable || error.code == -1 {
       let moved = Self.setAside(path: path)
@@ -94,11 +101,21 @@ final class SnapshotDatabase {
     do {
       (connection, isReadOnly) = try Self.open(path: path, warn: warn)
       self.path = path
+      startBackground(path: path)
     } catch {
       warn("cannot create \(path) (\(error)); keeping state in memory for this run")
       connection = Self.openInMemory()
       self.path = nil
     }
+  }
+
+  /// Moves checkpoints off the main connection (whose commits then never copy the WAL into
+  /// the main file themselves) when a second connection can be opened.
+  private func startBackground(path: String) {
+    guard !isReadOnly, let writer = BackgroundWriter(path: path),
+      (try? connection?.execute("PRAGMA wal_autocheckpoint = 0")) != nil
+    else { return }
+    background = writer
   }
 
   /// Opens and checks a database file: SQLite reads a file lazily, so a damaged one is only
@@ -224,32 +241,49 @@ final class SnapshotDatabase {
     try connection.execute("BEGIN IMMEDIATE")
     do throws(SQLiteError) {
       for write in group {
-        if let snapshot = write.snapshot {
-          try connection.query(
-            """
-            INSERT OR REPLACE INTO snapshots (store, feature, schema_version, version, state, saved_at)
-            VALUES (?, ?, ?, ?, ?, ?)
-            """,
-            [
-              .text(snapshot.store), .text(snapshot.feature),
-              .integer(Int64(snapshot.schemaVersion)),
-              .integer(Int64(bitPattern: snapshot.version)), .text(snapshot.state), .text(now),
-            ])
-          try connection.query(
-            "DELETE FROM journal WHERE store = ? AND seq <= ?",
-            [.text(snapshot.store), .integer(write.journalCovered ?? .max)])
-        }
-        for entry in write.journal {
-          try connection.query(
-            "INSERT INTO journal (store, version, patch) VALUES (?, ?, ?)",
-            [.text(write.store), .integer(Int64(bitPattern: entry.version)), .text(entry.patch)])
-          lastSeq[write.store] = connection.lastInsertedRowID
-        }
+        if let seq = try Self.apply(write, on: connection, at: now) { lastSeq[write.store] = seq }
       }
       try connection.execute("COMMIT")
     } catch {
       try? connection.execute("ROLLBACK")
       throw error
+    }
+    walBytes += group.reduce(0) { total, write in
+      total + (write.snapshot?.state.utf8.count ?? 0)
+        + write.journal.reduce(0) { $0 + $1.patch.utf8.count }
+    }
+    if walBytes > Self.checkpointEvery, let background {
+      walBytes = 0
+      background.checkpoint()
+    }
+    return lastSeq
+  }
+
+  /// One store's part of a transaction under way; returns the last journal `seq` it added.
+  static func apply(_ write: StoreWrite, on connection: SQLiteConnection, at now: String)
+    throws(SQLiteError) -> Int64?
+  {
+    if let snapshot = write.snapshot {
+      try connection.query(
+        """
+        INSERT OR REPLACE INTO snapshots (store, feature, schema_version, version, state, saved_at)
+        VALUES (?, ?, ?, ?, ?, ?)
+        """,
+        [
+          .text(snapshot.store), .text(snapshot.feature),
+          .integer(Int64(snapshot.schemaVersion)),
+          .integer(Int64(bitPattern: snapshot.version)), .text(snapshot.state), .text(now),
+        ])
+      try connection.query(
+        "DELETE FROM journal WHERE store = ? AND seq <= ?",
+        [.text(snapshot.store), .integer(write.journalCovered ?? .max)])
+    }
+    var lastSeq: Int64?
+    for entry in write.journal {
+      try connection.query(
+        "INSERT INTO journal (store, version, patch) VALUES (?, ?, ?)",
+        [.text(write.store), .integer(Int64(bitPattern: entry.version)), .text(entry.patch)])
+      lastSeq = connection.lastInsertedRowID
     }
     return lastSeq
   }
@@ -305,6 +339,8 @@ final class SnapshotDatabase {
   /// Copies every committed change into the main file and empties the WAL, then closes: after
   /// a clean exit the `-wal` file holds nothing, so losing or damaging it loses nothing.
   func checkpointAndClose() throws(SQLiteError) {
+    background?.close()
+    background = nil
     defer { connection = nil }
     guard let connection, !isReadOnly, path != nil else { return }
     try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
