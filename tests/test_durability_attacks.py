@@ -214,3 +214,22 @@ def test_sigkill_right_after_one_acknowledged_add(tmp_path):
         assert texts_of(server) == ["answered"]
         assert server.version("notes") == result["version"]
         assert server.close() == 0
+
+
+def test_a_long_journal_is_compacted_and_restores_the_same_state(tmp_path):
+    """Past 256 KiB of journal (more than the snapshot), the snapshot is rewritten in the
+    background and the journal rows it covers deleted; restore gives the same state."""
+    texts = [f"{n} " + "x" * 2000 for n in range(300)]
+    with Server("--latency", "0", state_dir=tmp_path) as server:
+        for text in texts:
+            server.dispatch("notes", {"type": "add", "text": text}, wait="reduced")
+        state, version = server.state("notes"), server.version("notes")
+        assert server.close() == 0
+    connection = sqlite3.connect(database(tmp_path))
+    rows = connection.execute("SELECT count(*) FROM journal WHERE store = 'notes'").fetchone()[0]
+    snapshot = connection.execute("SELECT version FROM snapshots WHERE store = 'notes'").fetchone()
+    connection.close()
+    assert rows < 300 and snapshot[0] > 0, (rows, snapshot)
+    with Server(state_dir=tmp_path) as server:
+        assert server.state("notes") == state and server.version("notes") == version
+        assert server.close() == 0
