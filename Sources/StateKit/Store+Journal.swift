@@ -40,18 +40,18 @@ extension Store: JournaledStore {
 
   /// The private state's patch for the publication under way.
   func journalStatePatch(viewPatch: [JSON]) -> [JSON]? {
-    switch stateJournal {
-    case .sameAsView?:
+    // Moved out, not copied: the publisher must own its JSON uniquely to apply the patch in
+    // place. A second reference (a `switch` over the stored property binding its payload)
+    // made every action copy the whole array of 100,000 notes.
+    guard let journal = stateJournal.take() else { return nil }
+    switch consume journal {
+    case .sameAsView:
+      stateJournal = .sameAsView
       return viewPatch
-    case .own(var publisher)?:
-      // Take the publisher out while it updates, so it owns its JSON uniquely and applies the
-      // patch in place (a second reference would copy the whole state on every action).
-      stateJournal = nil
+    case .own(var publisher):
       let patch = publisher.update(to: state)
       stateJournal = .own(publisher)
       return patch
-    case nil:
-      return nil
     }
   }
 }

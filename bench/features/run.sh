@@ -5,4 +5,4 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 BIN="${STATESERVER_BIN:-.build/release/stateserver}"
 [ -x "$BIN" ] || { echo "build the release binary first (make release), or set STATESERVER_BIN" >&2; exit 1; }
-python3 bench/features/persistence.py "$BIN" "${NOTES:-100000}" "${EDITS:-2000}" "${ROUNDS:-5}"
+python3 bench/features/persistence.py "$BIN" "${NOTES:-100000}" "${EDITS:-10000}" "${ROUNDS:-5}"

@@ -289,7 +289,9 @@ public final class Persistence {
     let started = ContinuousClock.now
     defer {
       let elapsed = (ContinuousClock.now - started) / .milliseconds(1)
-      inform("state database committed, checkpointed and closed in \(elapsed) ms")
+      inform(
+        "state database committed, checkpointed and closed in \(elapsed) ms "
+          + "(\(self.transactionCount) transactions in this run)")
     }
     scheduledCommit?.cancel()
     scheduledCommit = nil
