@@ -49,8 +49,10 @@ public struct Publication: Sendable {
   public var cause: JSON?
   /// RFC 6902 operations turning the private state before this action into the one after:
   /// what a journal commits. `nil` unless the store was asked for them
-  /// (`JournaledStore.journalState()`, persistent stores only); a store whose private state
-  /// changed without its view changing publishes with `from == to` and this set.
+  /// (`JournaledStore.journalState()`, persistent stores only), and `nil` too when the store
+  /// walks its private state on demand and its view changed (the patch is then owed:
+  /// `JournaledStore.takeStatePatch()`). A store whose private state changed without its view
+  /// changing publishes with `from == to` and this set.
   public var statePatch: [JSON]?
 
   public init(

@@ -89,6 +89,29 @@ struct JournalFixture {
     #expect(restored.version == fixture.store.version)
   }
 
+  /// A store whose view is not its state walks its private state once per commit (and by
+  /// itself every 128 actions, within what an `IdentifiedArray` logs), not once per action.
+  @Test func aSeparateStateIsWalkedOncePerCommit() throws {
+    let fixture = JournalFixture()
+    defer { remove(fixture.directory) }
+    var carried = 0
+    var owed = 0
+    fixture.store.observer = { [persistence = fixture.persistence] publication in
+      if publication.statePatch == nil { owed += 1 } else { carried += 1 }
+      persistence.record(publication)
+    }
+    #expect(!fixture.store.publishesStatePatches)
+    try fixture.persistence.commit()  // the new store's first snapshot
+    for n in 0..<1000 { fixture.store.send(.add(id: "i\(n)", title: "item \(n)")) }
+    #expect(owed > 900 && carried == 1000 / 129, "walked by itself every 129th action")
+    try fixture.persistence.commit()
+    #expect(try fixture.database().journalCount(store: "shelf") == 1)
+    #expect(fixture.store.takeStatePatch().isEmpty, "the commit walked")
+    let restored = try #require(fixture.restored())
+    #expect(restored.state == (try fixture.live()))
+    #expect(restored.version == 1000)
+  }
+
   @Test func aChangeOfPrivateStateAloneIsJournaled() throws {
     let fixture = JournalFixture()
     defer { remove(fixture.directory) }

@@ -31,6 +31,9 @@ public final class Persistence {
   private let inform: @Sendable (String) -> Void
   var attached: [String: any AnyStore] = [:]
   var journals: [String: StoreJournal] = [:]
+  /// Stores that walk their private state on demand (`JournaledStore.publishesStatePatches`
+  /// is false): the commit asks them for what they owe.
+  private var walksOnDemand: Set<String> = []
   /// Stores with changes awaiting commit, in the order they first changed.
   private var dirty: [String] = []
   /// Each feature's schema version by name, and what each store was restored with.
@@ -162,7 +165,13 @@ public final class Persistence {
   public func attach(_ store: any AnyStore, schemaVersion: Int) {
     let saved = restored.removeValue(forKey: store.id)
     let continues = saved.map { $0.version == store.version } ?? false
-    (store as? any JournaledStore)?.journalState()
+    let journaled = store as? any JournaledStore
+    journaled?.journalState()
+    if journaled?.publishesStatePatches == false {
+      walksOnDemand.insert(store.id)
+    } else {
+      walksOnDemand.remove(store.id)
+    }
     attached[store.id] = store
     journals[store.id] = StoreJournal(
       feature: store.featureName, schemaVersion: schemaVersion, version: store.version,
@@ -183,9 +192,14 @@ public final class Persistence {
 
   /// A persistent store published: its state patch joins the next commit.
   public func record(_ publication: Publication) {
-    guard journals[publication.store] != nil else { return }
-    journals[publication.store]?.record(publication.statePatch, version: publication.to)
-    markDirty(publication.store)
+    let id = publication.store
+    guard journals[id] != nil else { return }
+    if publication.statePatch == nil, walksOnDemand.contains(id) {
+      journals[id]?.recordOwed(version: publication.to)
+    } else {
+      journals[id]?.record(publication.statePatch, version: publication.to)
+    }
+    markDirty(id)
   }
 
   /// Records that `storeID` changed without a patch: the next commit writes its whole state.
@@ -228,6 +242,13 @@ public final class Persistence {
       dirty.removeAll()
       compactions.removeAll()
       return
+    }
+    // Stores that owe their state patch walk once now, for every change since the last
+    // commit (a whole snapshot needs the walk too: it encodes the JSON the walk updates).
+    for id in dirty where walksOnDemand.contains(id) {
+      guard let store = attached[id] as? any JournaledStore else { continue }
+      let patch = store.takeStatePatch()
+      journals[id]?.settleOwed(patch)
     }
     var group: [StoreWrite] = []
     var failed: [String] = []
@@ -277,6 +298,7 @@ public final class Persistence {
     defer {
       attached[storeID] = nil
       journals[storeID] = nil
+      walksOnDemand.remove(storeID)
       compactions[storeID] = nil
       dirty.removeAll { $0 == storeID }
     }

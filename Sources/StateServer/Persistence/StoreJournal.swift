@@ -25,7 +25,9 @@ struct StoreJournal {
   /// The version after `pending`.
   private(set) var pendingVersion: UInt64
   /// Whether anything awaits the next commit.
-  var isDirty: Bool { needsSnapshot || !pending.isEmpty || versionOnlyChange }
+  var isDirty: Bool { needsSnapshot || !pending.isEmpty || versionOnlyChange || owesWalk }
+  /// The store changed and owes its state patch: the commit asks it (`settleOwed`).
+  private(set) var owesWalk = false
   private var versionOnlyChange = false
   var snapshotBytes: Int
   var journalBytes: Int
@@ -69,6 +71,19 @@ struct StoreJournal {
     }
   }
 
+  /// A publication whose state patch the store owes (it walks its private state on demand).
+  mutating func recordOwed(version: UInt64) {
+    if version != pendingVersion { versionOnlyChange = true }
+    pendingVersion = version
+    if !needsSnapshot { owesWalk = true }
+  }
+
+  /// The owed patch, walked at commit time: one walk for every change since the last.
+  mutating func settleOwed(_ patch: [JSON]) {
+    owesWalk = false
+    record(patch, version: pendingVersion)
+  }
+
   /// What the next commit writes for this store: a whole snapshot made by `encode`, or one
   /// journal row holding every pending operation. `nil` when nothing is pending.
   func write(store: String, encode: () throws -> String) rethrows -> StoreWrite? {
@@ -95,6 +110,7 @@ struct StoreJournal {
     if let lastSeq { self.lastSeq = lastSeq }
     needsSnapshot = false
     versionOnlyChange = false
+    owesWalk = false
     pending = []
   }
 
