@@ -93,6 +93,20 @@ case .run(let options):
   let stateDirectory =
     options.server.ephemeral
     ? nil : (options.server.stateDirectory ?? Persistence.defaultDirectory())
+  // One server per state directory: a second would overwrite the first one's acknowledged
+  // changes. Held until the process ends; any other failure to lock is left to persistence,
+  // which falls back to memory with a warning.
+  var lock: DirectoryLock?
+  if let stateDirectory {
+    do {
+      lock = try DirectoryLock(directory: stateDirectory)
+    } catch  where error.isHeld {
+      FileHandle.standardError.write(Data("stateserver: \(error.description)\n".utf8))
+      exit(2)
+    } catch {
+      options.server.log.warning(error.description)
+    }
+  }
   let features = Features.all(
     backend: backend, clock: clock, usersTimeToLive: options.usersTimeToLive)
   let schemaVersions = Dictionary(
@@ -103,9 +117,11 @@ case .run(let options):
     persistence: {
       stateDirectory.map {
         Persistence(
-          stateDirectory: $0, schemaVersions: schemaVersions, warn: { log.warning($0) })
+          stateDirectory: $0, schemaVersions: schemaVersions, warn: { log.warning($0) },
+          inform: { log.info($0) })
       }
     })
   // The main thread reads stdin and runs the main actor itself: no thread hand-off per request.
-  server.runOnMainThread()
+  // The directory lock is held until the process exits.
+  withExtendedLifetime(lock) { server.runOnMainThread() }
 }
