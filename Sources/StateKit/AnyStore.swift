@@ -63,9 +63,17 @@ public struct Publication: Sendable {
   /// Events as wire objects (`{"type": ..., fields}`), in emission order.
   public var events: [JSON]
   public var cause: JSON?
+  /// RFC 6902 operations turning the private state before this action into the one after:
+  /// what a journal commits. `nil` unless the store was asked for them
+  /// (`JournaledStore.journalState()`, persistent stores only), and `nil` too when the store
+  /// walks its private state on demand and its view changed (the patch is then owed:
+  /// `JournaledStore.takeStatePatch()`). A store whose private state changed without its view
+  /// changing publishes with `from == to` and this set.
+  public var statePatch: [JSON]?
 
   public init(
-    store: String, from: UInt64, to: UInt64, patch: [JSON], events: [JSON], cause: JSON?
+    store: String, from: UInt64, to: UInt64, patch: [JSON], events: [JSON], cause: JSON?,
+    statePatch: [JSON]? = nil
   ) {
     self.store = store
     self.from = from
@@ -73,6 +81,7 @@ public struct Publication: Sendable {
     self.patch = patch
     self.events = events
     self.cause = cause
+    self.statePatch = statePatch
   }
 }
 

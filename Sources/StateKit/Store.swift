@@ -29,6 +29,9 @@ public final class Store<F: Feature>: AnyStore {
   public var observer: (@MainActor (Publication) -> Void)?
 
   var publisher: ViewPublisher<F.View>
+  /// How each publication's `statePatch` is made; `nil` (the default) makes none
+  /// (Store+Journal.swift).
+  var stateJournal: StateJournal<F.State>?
   private let publicActions: Set<String>
   /// Payload-free public actions (`{"type": "increment"}`) by name, decoded once: such a wire
   /// object always decodes to the same value, and `Codable` was the largest cost of a
@@ -230,13 +233,17 @@ public final class Store<F: Feature>: AnyStore {
       publisher.problem = nil
       diagnose(problem, at: nil)
     }
-    guard !patch.isEmpty || !pendingEvents.isEmpty else { return nil }
+    let statePatch = stateJournal == nil ? nil : journalStatePatch(viewPatch: patch)
+    guard !patch.isEmpty || !pendingEvents.isEmpty || statePatch?.isEmpty == false else {
+      return nil
+    }
     let from = version
     if !patch.isEmpty { version += 1 }
     let events = pendingEvents
     pendingEvents.removeAll()
     let publication = Publication(
-      store: id, from: from, to: version, patch: patch, events: events, cause: cause)
+      store: id, from: from, to: version, patch: patch, events: events, cause: cause,
+      statePatch: statePatch)
     observer?(publication)
     return publication
   }

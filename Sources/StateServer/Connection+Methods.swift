@@ -116,12 +116,22 @@ extension Connection {
   func closeStore(_ params: Params) throws(RPCError) -> Outcome {
     let storeID = try params.string("store", "the id of an open store")
     guard registry.store(storeID) != nil else { throw .unknownStore(storeID) }
-    registry.close(storeID)
+    let failure: CommitFailure?
+    do {
+      try registry.close(storeID)
+      failure = nil
+    } catch {
+      failure = error
+    }
     hub?.storeClosed(storeID, by: self)
     recorder?.closed(storeID)
     if subscriptions.removeValue(forKey: storeID)?.isEmpty == false {
       let params: JSON = ["store": .string(storeID), "reason": "closed"]
       emit(.message(Self.notification("store/closed", params), barriers: [storeID]))
+    }
+    if let failure {
+      throw .internalError(
+        "store '\(storeID)' closed, but its last changes are not saved: \(failure.reason)")
     }
     return .result([:])
   }

@@ -76,7 +76,9 @@ extension Connection {
       for store in stores { await store.idle() }
     }
     if !idle { log.warning("effects still running after the drain timeout are cancelled") }
-    registry.closeAll()
+    for failure in registry.closeAll() {
+      log.error("a store's last changes could not be saved", ["reason": failure.reason])
+    }
     // Closing resolves the "settled" waits; give their replies the same bounded time.
     let waiting = pending.values.flatMap { $0 }.filter { reply in
       !reply.isResolved && !shutdownReplies.contains { $0 === reply }

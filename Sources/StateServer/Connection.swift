@@ -46,7 +46,9 @@ final class Connection {
   /// The newest patch queued while `mergesHeldPatches`, kept apart so later ones merge into it
   /// in place (Connection+Held).
   var heldPatch: HeldPatch?
-  private var uncommitted: [Outgoing] = []
+  /// Lines of this turn, not yet handed to the writer; a commit that fails turns their
+  /// acknowledgements into errors in place (Connection+Durability).
+  var uncommitted: [Outgoing] = []
   private var uncommittedSizes: [Int] = []
   var uncommittedBytes = 0
   /// While set, lines wait in `uncommitted` (an input batch of this client, or of another
@@ -294,8 +296,11 @@ final class Connection {
   /// before its response: a client that subscribed to nothing still gets every `store/event`.
   func publish(_ publication: Publication, of store: any AnyStore) {
     let changed = publication.to != publication.from
-    if changed, role == .owner, registry.isPersistent(publication.store) {
-      registry.persistence?.changed(storeID: publication.store)
+    if changed || publication.statePatch?.isEmpty == false, role == .owner,
+      registry.isPersistent(publication.store)
+    {
+      // Once per publication: every connection hears it, the owner records it.
+      registry.persistence?.record(publication)
     }
     let watching = subscriptions[publication.store] ?? []
     guard !watching.isEmpty || !publication.events.isEmpty else { return }
@@ -349,11 +354,14 @@ final class Connection {
   }
 
   /// Hands what was queued to the writer: at the end of each input batch, and at once for
-  /// output produced outside one (effects, replies resolved later). Returns whether the output
-  /// is now over its budget.
+  /// output produced outside one (effects, replies resolved later). Persistent stores' changes
+  /// are committed first, all in one transaction: no line reporting a change leaves before
+  /// the change is on disk (Connection+Durability.swift). Returns whether the output is now
+  /// over its budget.
   @discardableResult
   func commit() -> Bool {
     releaseHeld()
+    commitPersistentChanges()
     guard !uncommitted.isEmpty else { return false }
     let lines = uncommitted
     let sizes = uncommittedSizes

@@ -45,7 +45,8 @@ extension Server {
   private static func perform(_ launch: Launch) -> Never {
     switch launch {
     case .exit(let status): exit(status)
-    case .serve(let server): server.runOnMainThread()
+    // The state directory's lock is held until the process exits.
+    case .serve(let server, let lock): withExtendedLifetime(lock) { server.runOnMainThread() }
     }
   }
 
@@ -53,8 +54,9 @@ extension Server {
   public enum Launch: Sendable {
     /// The arguments were answered (help, version, a usage error, a subcommand): exit.
     case exit(Int32)
-    /// Serve with this server.
-    case serve(Server)
+    /// Serve with this server, holding the state directory's lock (nil: `--ephemeral`, or a
+    /// lock file that could not be used, which persistence then reports).
+    case serve(Server, DirectoryLock?)
   }
 
   /// Reads `arguments` (without the program name): runs a subcommand, prints help, version or
@@ -98,6 +100,20 @@ extension Server {
         options.ephemeral
         ? nil
         : (options.stateDirectory ?? Persistence.defaultDirectory(application: name))
+      // One server per state directory: a second would overwrite the first one's acknowledged
+      // changes. Any other failure to lock is left to persistence, which falls back to memory
+      // with a warning.
+      var lock: DirectoryLock?
+      if let stateDirectory {
+        do {
+          lock = try DirectoryLock(directory: stateDirectory)
+        } catch  where error.isHeld {
+          FileHandle.standardError.write(Data("\(name): \(error.description)\n".utf8))
+          return .exit(2)
+        } catch {
+          options.log.warning(error.description)
+        }
+      }
       let schemaVersions = Dictionary(
         features.map { ($0.name, $0.schemaVersion) }, uniquingKeysWith: { first, _ in first })
       let log = options.log
@@ -107,9 +123,10 @@ extension Server {
           persistence: {
             stateDirectory.map {
               Persistence(
-                stateDirectory: $0, schemaVersions: schemaVersions, warn: { log.warning($0) })
+                stateDirectory: $0, schemaVersions: schemaVersions, warn: { log.warning($0) },
+                inform: { log.info($0) })
             }
-          }))
+          }), lock)
     }
   }
 

@@ -37,17 +37,31 @@ final class StoreRegistry {
   /// Opens the default store of every feature; persistent ones are restored.
   func openDefaultStores() throws(RPCError) {
     for feature in features where stores[feature.name] == nil {
-      _ = try open(feature: feature, id: feature.name, initial: nil, persist: feature.isPersistent)
+      _ = try open(
+        feature: feature, id: feature.name, initial: nil, persist: feature.isPersistent,
+        refusingOtherFeatures: false)
     }
   }
 
   /// Opens a store. `id` nil generates one (`counter-1`); `initial` is a merge patch over the
-  /// feature's initial state.
-  func open(feature: FeatureDescriptor, id: String?, initial: JSON?, persist: Bool)
-    throws(RPCError) -> any AnyStore
-  {
+  /// feature's initial state. A persistent store whose id holds another feature's saved data
+  /// is refused, the data untouched, unless `refusingOtherFeatures` is false (the default
+  /// stores at start-up, which must open: that data is set aside with a warning instead).
+  func open(
+    feature: FeatureDescriptor, id: String?, initial: JSON?, persist: Bool,
+    refusingOtherFeatures: Bool = true
+  ) throws(RPCError) -> any AnyStore {
     let id = id ?? nextID(for: feature.name)
     guard stores[id] == nil else { throw .storeExists(id) }
+    if persist, refusingOtherFeatures, let saved = persistence?.savedFeature(of: id),
+      saved != feature.name
+    {
+      throw .invalidParams(
+        pointer: "/feature",
+        reason:
+          "store '\(id)' holds saved data of feature '\(saved)'; open it as '\(saved)', "
+          + "or persist '\(feature.name)' under another store id")
+    }
     var restored: (state: JSON, version: UInt64)? = nil
     if persist, initial == nil, let persistence {
       restored = persistence.restore(
@@ -84,23 +98,28 @@ final class StoreRegistry {
     return store
   }
 
-  /// Closes a store: its effects are cancelled and a persistent store's snapshot kept.
-  @discardableResult
-  func close(_ id: String) -> (any AnyStore)? {
-    guard let store = stores.removeValue(forKey: id) else { return nil }
+  /// Closes a store: its effects are cancelled and a persistent store's last changes
+  /// committed. Throws (after closing) when they could not be.
+  func close(_ id: String) throws(CommitFailure) {
+    guard let store = stores.removeValue(forKey: id) else { return }
     if let position = positions.removeValue(forKey: id) {
       order[position] = nil
       holes += 1
       if holes > order.count / 2 { compactOrder() }
     }
-    if persistent.remove(id) != nil { persistence?.detach(storeID: id) }
     store.close()
     store.observer = nil
-    return store
+    if persistent.remove(id) != nil { try persistence?.detach(storeID: id) }
   }
 
-  func closeAll() {
-    for case let id? in order.reversed() { close(id) }
+  /// Closes every store; returns the failures to commit their last changes.
+  @discardableResult
+  func closeAll() -> [CommitFailure] {
+    var failures: [CommitFailure] = []
+    for case let id? in order.reversed() {
+      do { try close(id) } catch { failures.append(error) }
+    }
+    return failures
   }
 
   private func compactOrder() {

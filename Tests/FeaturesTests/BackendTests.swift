@@ -102,6 +102,24 @@ func failurePattern(_ backend: Backend, count: Int) async -> [Bool] {
     #expect(await !backend.remoteEdit(noteId: "no-such-note", text: "x"))
   }
 
+  @Test func aRetriedUploadIsRecognisedByItsIdempotencyKey() async throws {
+    let backend = instantBackend()
+    let upload = NoteUpload(
+      id: "note-1", serverId: nil, text: "draft", baseRevision: nil, idempotencyKey: "k1")
+    let first = try await backend.uploadNote(upload)
+    #expect(try await backend.uploadNote(upload) == first)
+    // Edited after the lost confirmation: an update of the copy the first upload made.
+    var edited = upload
+    edited.text = "draft, edited"
+    let update = try await backend.uploadNote(edited)
+    #expect(update.serverId == first.serverId)
+    #expect(update.revision == first.revision + 1)
+    // Without a key, the same upload is a new note.
+    let other = try await backend.uploadNote(
+      NoteUpload(id: "note-1", serverId: nil, text: "draft", baseRevision: nil))
+    #expect(other.serverId != first.serverId)
+  }
+
   @MainActor
   @Test func observersSeeARequestBeforeItsReply() async throws {
     let backend = instantBackend()

@@ -85,6 +85,33 @@ import Testing
     await store.finish()
   }
 
+  /// Issue 9: the upload succeeded, then a crash lost its confirmation (`uploaded` was never
+  /// committed), so the restarted store syncs the same note again: the server recognises the
+  /// retry by its idempotency key and answers with the first copy instead of making another.
+  @Test func aSyncRetriedAfterItsConfirmationWasLostMakesNoSecondCopy() async {
+    let backend = testBackend(clock: clock)
+    var state = NotesFeature.State()
+    state.insert(note("a", "one"))
+    let feature = feature(backend)
+    for run in 1...2 {
+      let store = TestStore(feature: feature, initialState: state)
+      await store.send(.sync) { $0.sync.status = .syncing }
+      await clock.run(until: store)
+      await store.receive(.uploaded(id: "a", text: "one", serverId: "srv-1", revision: 1)) {
+        $0.baseRevisions["a"] = 1
+        $0.update("a") {
+          $0.serverId = "srv-1"
+          $0.syncStatus = .synchronized
+        }
+      }
+      await store.receive(.syncFinished(failures: 0)) {
+        $0.sync = .init(status: .idle, lastSyncedAt: fixedTimestamp)
+      }
+      await store.finish()
+      #expect(await backend.currentStatus.requests["uploadNote"] == run)
+    }
+  }
+
   @Test func offlineLeavesNotesPendingWithStatusOffline() async {
     let backend = testBackend(clock: clock)
     await backend.setOnline(false)

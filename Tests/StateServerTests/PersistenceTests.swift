@@ -56,7 +56,7 @@ func remove(_ directory: String) {
     first.attach(store, schemaVersion: 3)
     store.version = 7
     first.changed(storeID: "notes")
-    first.flush()
+    try first.commit()
 
     let second = Persistence(stateDirectory: directory)
     let restored = try #require(
@@ -65,10 +65,12 @@ func remove(_ directory: String) {
     #expect(restored.version == 7)
   }
 
+  /// Group commit: every change recorded before a commit shares its one transaction, and
+  /// nothing is on disk before it (the server commits before any line reporting them leaves).
   @Test func aBurstOfChangesIsWrittenInOneTransaction() throws {
     let directory = temporaryStateDirectory()
     defer { remove(directory) }
-    let persistence = Persistence(stateDirectory: directory, flushDelay: .seconds(3600))
+    let persistence = Persistence(stateDirectory: directory)
     let store = FakeStore(id: "profile", feature: "profile", snapshot: ["name": ""])
     persistence.attach(store, schemaVersion: 1)
     for n in 1...100 {
@@ -81,7 +83,7 @@ func remove(_ directory: String) {
       Persistence(stateDirectory: directory).restore(
         storeID: "profile", feature: "profile", schemaVersion: 1) == nil)
 
-    persistence.flush()
+    try persistence.commit()
     #expect(persistence.transactionCount == 1)
     let restored = Persistence(stateDirectory: directory).restore(
       storeID: "profile", feature: "profile", schemaVersion: 1)
@@ -89,54 +91,46 @@ func remove(_ directory: String) {
     #expect(restored?.state == ["name": "name 100"])
   }
 
-  // The limit only bounds a broken flush: the wait below is on the flush task itself.
-  @Test(.timeLimit(.minutes(1))) func aBurstIsWrittenOnceTheFlushDelayHasPassed() async throws {
+  // The limit only bounds a broken commit: the wait below is on the commit task itself.
+  @Test(.timeLimit(.minutes(1))) func aChangeNoLineReportsIsCommittedWithoutACall() async throws {
     let directory = temporaryStateDirectory()
     defer { remove(directory) }
-    let clock = TestClock()
-    let persistence = Persistence(
-      stateDirectory: directory, flushDelay: .milliseconds(50), clock: clock)
+    let persistence = Persistence(stateDirectory: directory)
     let store = FakeStore(id: "notes", feature: "notes", snapshot: ["n": 0])
     persistence.attach(store, schemaVersion: 1)
-    for n in 1...3 {
-      store.version = UInt64(n)
-      store.snapshot = ["n": .integer(Int64(n))]
-      persistence.changed(storeID: "notes")
-      await clock.advance(by: .milliseconds(10))
-    }
-    #expect(persistence.transactionCount == 0)
-    // The flush runs in a task of its own (no store effect, so `advance` does not wait for
-    // it): it may register its sleep late, or write only after `advance` returned, when CPU-
-    // heavy tests hold the cooperative pool. Its deadline was fixed by the first change, so
-    // it writes as soon as it runs once time has passed it: await that task, not a few yields.
-    let flush = try #require(persistence.pendingFlush)
-    await clock.advance(by: .milliseconds(20))
-    await flush.value
+    store.version = 3
+    store.snapshot = ["n": 3]
+    persistence.changed(storeID: "notes")
+    let scheduled = try #require(persistence.scheduledCommit)
+    await scheduled.value
     #expect(persistence.transactionCount == 1)
+    #expect(!persistence.hasPendingChanges)
     let restored = Persistence(stateDirectory: directory).restore(
       storeID: "notes", feature: "notes", schemaVersion: 1)
     #expect(restored?.version == 3)
     #expect(restored?.state == ["n": 3])
   }
 
-  @Test func flushWithoutChangesWritesNothing() throws {
+  @Test func aCommitWithoutChangesWritesNothing() throws {
     let directory = temporaryStateDirectory()
     defer { remove(directory) }
     let persistence = Persistence(stateDirectory: directory)
     persistence.attach(FakeStore(id: "s", feature: "f", snapshot: [:]), schemaVersion: 1)
-    persistence.flush()
-    #expect(persistence.transactionCount == 0)
+    try persistence.commit()  // the new store's first snapshot
+    #expect(persistence.transactionCount == 1)
+    try persistence.commit()
+    #expect(persistence.transactionCount == 1)
   }
 
   @Test func detachWritesTheLastStateOfAClosingStore() throws {
     let directory = temporaryStateDirectory()
     defer { remove(directory) }
-    let persistence = Persistence(stateDirectory: directory, flushDelay: .seconds(3600))
+    let persistence = Persistence(stateDirectory: directory)
     let store = FakeStore(id: "doc", feature: "notes", snapshot: ["notes": []])
     persistence.attach(store, schemaVersion: 1)
     store.version = 2
     persistence.changed(storeID: "doc")
-    persistence.detach(storeID: "doc")
+    try persistence.detach(storeID: "doc")
     let restored = Persistence(stateDirectory: directory).restore(
       storeID: "doc", feature: "notes", schemaVersion: 1)
     #expect(restored?.version == 2)
@@ -164,7 +158,7 @@ func remove(_ directory: String) {
     persistence.attach(store, schemaVersion: 1)
     store.version = 1
     persistence.changed(storeID: "notes")
-    persistence.flush()
+    try persistence.commit()
     #expect(
       Persistence(stateDirectory: directory).restore(
         storeID: "notes", feature: "notes", schemaVersion: 1)?.state == ["ok": true])
@@ -227,7 +221,7 @@ func remove(_ directory: String) {
     let store = FakeStore(id: "s", feature: "f", snapshot: ["v": 1])
     persistence.attach(store, schemaVersion: 1)
     persistence.changed(storeID: "s")
-    persistence.flush()
+    try persistence.commit()
     #expect(persistence.restore(storeID: "s", feature: "f", schemaVersion: 1)?.state == ["v": 1])
   }
 
@@ -239,7 +233,7 @@ func remove(_ directory: String) {
     let store = FakeStore(id: "notes", feature: "notes", snapshot: ["v": 1])
     persistence.attach(store)
     persistence.changed(storeID: "notes")
-    persistence.flush()
+    try persistence.commit()
     let again = Persistence(stateDirectory: directory)
     #expect(again.restore(storeID: "notes", feature: "notes", schemaVersion: 5) != nil)
   }
@@ -251,7 +245,7 @@ func remove(_ directory: String) {
     let store = FakeStore(id: "opened-with-state", feature: "notes", snapshot: ["v": 1])
     persistence.attach(store)
     persistence.changed(storeID: store.id)
-    persistence.flush()
+    try persistence.commit()
     let again = Persistence(stateDirectory: directory, warn: { _ in })
     #expect(again.restore(storeID: store.id, feature: "notes", schemaVersion: 4) != nil)
   }
@@ -304,7 +298,7 @@ func remove(_ directory: String) {
       store.version = UInt64(value)
       persistence.changed(storeID: id)
     }
-    persistence.flush()
+    try persistence.commit()
     let again = Persistence(stateDirectory: directory)
     #expect(again.restore(storeID: "a\u{0}b", feature: "counter", schemaVersion: 1)?.version == 7)
     #expect(again.restore(storeID: "a\u{0}c", feature: "counter", schemaVersion: 1)?.version == 9)

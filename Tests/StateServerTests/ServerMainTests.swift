@@ -15,7 +15,7 @@ import Testing
   }
 
   @Test func theServersFlagsAreParsedAndTheApplicationNamesItself() {
-    guard case .serve(let server) = launch(["--ephemeral", "--history", "7"]) else {
+    guard case .serve(let server, _) = launch(["--ephemeral", "--history", "7"]) else {
       Issue.record("expected a server to run")
       return
     }
@@ -62,7 +62,7 @@ import Testing
         seen = options.speed
         return []
       })
-    guard case .serve(let server) = launched else {
+    guard case .serve(let server, _) = launched else {
       Issue.record("expected a server to run")
       return
     }

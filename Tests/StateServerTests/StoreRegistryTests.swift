@@ -13,9 +13,9 @@ import Testing
     for index in 0..<100 {
       _ = try registry.open(feature: feature, id: "s\(index)", initial: nil, persist: false)
     }
-    for index in 0..<100 where index % 3 != 0 { registry.close("s\(index)") }
+    for index in 0..<100 where index % 3 != 0 { try registry.close("s\(index)") }
     _ = try registry.open(feature: feature, id: "s1", initial: nil, persist: false)
-    registry.close("s3")
+    try registry.close("s3")
     let expected = (0..<100).filter { $0 % 3 == 0 && $0 != 3 }.map { "s\($0)" } + ["s1"]
     #expect(registry.openStores.map(\.id) == expected)
     registry.closeAll()

@@ -9,13 +9,20 @@ public struct NoteUpload: Equatable, Sendable {
   public var text: String
   /// The server revision the client's text was based on; `nil` for a new note.
   public var baseRevision: Int?
+  /// The same for every retry of one upload, so the server answers a retry of an upload it
+  /// already applied (its confirmation lost to a crash) with the same receipt, not a copy.
+  public var idempotencyKey: String?
 
   /// An upload of note `id`.
-  public init(id: String, serverId: String?, text: String, baseRevision: Int?) {
+  public init(
+    id: String, serverId: String?, text: String, baseRevision: Int?,
+    idempotencyKey: String? = nil
+  ) {
     self.id = id
     self.serverId = serverId
     self.text = text
     self.baseRevision = baseRevision
+    self.idempotencyKey = idempotencyKey
   }
 }
 
@@ -36,8 +43,24 @@ struct NoteServer {
 
   private var copies: [String: Copy] = [:]
   private var nextNumber = 1
+  /// The receipt and text of each upload applied, by idempotency key.
+  private var applied: [String: (receipt: NoteReceipt, text: String)] = [:]
 
   mutating func upload(_ upload: NoteUpload) throws(BackendError) -> NoteReceipt {
+    var upload = upload
+    if let key = upload.idempotencyKey, let earlier = applied[key] {
+      // A retry: the same text gets the same receipt; a text edited since is an update of
+      // the copy that upload made, not a new note.
+      if earlier.text == upload.text { return earlier.receipt }
+      upload.serverId = earlier.receipt.serverId
+      upload.baseRevision = earlier.receipt.revision
+    }
+    let receipt = try apply(upload)
+    if let key = upload.idempotencyKey { applied[key] = (receipt, upload.text) }
+    return receipt
+  }
+
+  private mutating func apply(_ upload: NoteUpload) throws(BackendError) -> NoteReceipt {
     guard let serverId = upload.serverId else {
       let serverId = "srv-\(nextNumber)"
       nextNumber += 1

@@ -30,6 +30,13 @@ public struct NotesFeature: Feature {
 
   enum CancelID { case sync }
 
+  /// The key of an upload of `note` from `baseRevision`: the same when the upload is retried
+  /// after a crash lost its confirmation (the state then still holds the note as it was), so
+  /// the server does not make a second copy.
+  static func uploadKey(_ note: Note, baseRevision: Int?) -> String {
+    "\(note.id)@\(note.createdAt)#\(baseRevision ?? 0)"
+  }
+
   static let offlineMessage = "You're offline. Notes will sync when you're back online."
 
   public var initialState: State { State() }
@@ -94,7 +101,8 @@ public struct NotesFeature: Feature {
         : state.notes.filter(\.needsUpload).map { note in
           NoteUpload(
             id: note.id, serverId: note.serverId, text: note.text,
-            baseRevision: state.baseRevisions[note.id])
+            baseRevision: state.baseRevisions[note.id],
+            idempotencyKey: Self.uploadKey(note, baseRevision: state.baseRevisions[note.id]))
         }
       state.sync.status = .syncing
       state.sync.message = nil

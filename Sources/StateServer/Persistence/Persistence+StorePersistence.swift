@@ -1,3 +1,3 @@
-/// The server's persistence seam, implemented by SQLite snapshots. `flush` is synchronous:
-/// when it returns, every change is committed.
+/// The server's persistence seam, implemented by SQLite snapshots and journals. `commit` is
+/// synchronous: when it returns, every recorded change is committed.
 extension Persistence: StorePersistence {}

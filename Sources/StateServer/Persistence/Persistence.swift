@@ -2,16 +2,20 @@ import Foundation
 import JSON
 import StateKit
 
-/// Keeps persistent stores on disk: restores a store's state and version at start-up, and
-/// writes each change to one SQLite database, in a transaction, with bursts coalesced.
+/// Keeps persistent stores on disk, durably: a change is acknowledged only once committed.
 ///
-/// The server's part: `restore` before making a persistent store, `attach` it, call `changed`
-/// whenever it publishes, `detach` when it closes, and `flush` at shutdown after effects have
-/// drained. A change is on disk `flushDelay` after it happened (longer only when writing is
-/// slow: the wait is at least four times the last write's cost, so a store of 100,000 notes
-/// edited nonstop spends at most about a fifth of the main actor on persistence), and every
-/// change made before `flush` is on disk when `flush` returns, so a clean exit never loses an
-/// acknowledged change.
+/// Each store has a snapshot row and a journal of the changes since (the private state's
+/// patches, O(change) each); restore is the snapshot with the journal applied. The server
+/// records every publication of a persistent store (`record`) and calls `commit` before it
+/// hands the lines that report those changes to the writer, so every change reduced in one
+/// turn of the main actor shares one transaction (group commit) and no response goes out
+/// before the change it reports is on disk. A change made by an effect alone is committed by
+/// the same path, or by a commit scheduled for the next turn when nothing else is written.
+///
+/// SQLite runs in WAL mode with `synchronous = NORMAL`: a committed transaction survives the
+/// process being killed; a power loss or OS crash can lose the last transactions committed
+/// before it (never a half-written one). A clean exit (`flush`) checkpoints the WAL into the
+/// main file and closes the database.
 ///
 /// ```swift
 /// let persistence = Persistence(stateDirectory: Persistence.defaultDirectory())
@@ -21,24 +25,32 @@ import StateKit
 /// ```
 @MainActor
 public final class Persistence {
-  private let database: SnapshotDatabase
-  private let flushDelay: Duration
-  private let clock: any Clock<Duration>
-  private let warn: @Sendable (String) -> Void
-  private var attached: [String: (store: any AnyStore, schemaVersion: Int)] = [:]
-  /// Each feature's schema version by name, and the one each store was restored with: what
-  /// `attach(_:)` tags a store's snapshots with.
-  private let schemaVersions: [String: Int]
-  private var restoredSchemaVersions: [String: Int] = [:]
-  /// Stores changed since the last write, in the order they first changed.
+  let database: SnapshotDatabase
+  let warn: @Sendable (String) -> Void
+  /// Where the server's life is told (`--log-level info`): how long the final flush took.
+  private let inform: @Sendable (String) -> Void
+  var attached: [String: any AnyStore] = [:]
+  var journals: [String: StoreJournal] = [:]
+  /// Stores that walk their private state on demand (`JournaledStore.publishesStatePatches`
+  /// is false): the commit asks them for what they owe.
+  private var walksOnDemand: Set<String> = []
+  /// Stores with changes awaiting commit, in the order they first changed.
   private var dirty: [String] = []
-  /// The task that writes the dirty stores once the flush delay has passed (tests await it).
-  private(set) var pendingFlush: Task<Void, Never>?
-  /// Real time the last write took (encoding and SQLite), to space writes out when they are
-  /// expensive.
-  private var lastWriteCost = Duration.zero
+  /// Each feature's schema version by name, and what each store was restored with.
+  private let schemaVersions: [String: Int]
+  private var restored: [String: SavedState] = [:]
+  private var restoredSchemaVersions: [String: Int] = [:]
+  /// Compacted snapshots encoded off the main actor, written by the next commit.
+  var compactions: [String: Compaction] = [:]
+  /// The last compaction's encoding task (tests await it).
+  var lastCompaction: Task<Void, Never>?
+  /// The commit scheduled for changes no line reports (an effect's, with nobody subscribed).
+  private(set) var scheduledCommit: Task<Void, Never>?
+  /// Journal bytes below which no store is compacted.
+  private let compactionMinimum: Int
+  private var isClosed = false
 
-  /// How many write transactions have been committed: coalescing is visible here.
+  /// How many write transactions have been committed: group commit is visible here.
   public private(set) var transactionCount = 0
 
   /// The database file, or `nil` when state is kept in memory (`--ephemeral`, or a state
@@ -46,20 +58,26 @@ public final class Persistence {
   public var databasePath: String? { database.path }
 
   /// Opens (creating if needed) the database in `stateDirectory`; `nil` keeps everything in
-  /// memory for this run. Never fails: an unreadable database is set aside with a warning.
-  /// `schemaVersions` gives each feature's schema version by feature name (from the
-  /// registered descriptors), for stores attached without being restored first.
+  /// memory for this run. Never fails: an unreadable database is set aside with a warning; a
+  /// read-only one is read and nothing is written to it, which is said once, here.
+  /// `schemaVersions` gives each feature's schema version by feature name; a store is compacted
+  /// once its journal passes both its snapshot's size and `compactionMinimum` bytes.
   public init(
     stateDirectory: String?, schemaVersions: [String: Int] = [:],
-    flushDelay: Duration = .milliseconds(50),
-    clock: any Clock<Duration> = ContinuousClock(),
-    warn: @escaping @Sendable (String) -> Void = Persistence.writeToStandardError
+    compactionMinimum: Int = 256 << 10,
+    warn: @escaping @Sendable (String) -> Void = Persistence.writeToStandardError,
+    inform: @escaping @Sendable (String) -> Void = { _ in }
   ) {
     database = SnapshotDatabase(directory: stateDirectory, warn: warn)
+    self.compactionMinimum = compactionMinimum
+    self.inform = inform
     self.schemaVersions = schemaVersions
-    self.flushDelay = flushDelay
-    self.clock = clock
     self.warn = warn
+    if database.isReadOnly {
+      warn(
+        "the state database \(database.path ?? "") is read-only: stores are restored from it, "
+          + "but changes made in this run are kept in memory only and are not saved")
+    }
   }
 
   /// `$XDG_STATE_HOME/APPLICATION`, else `~/.local/state/APPLICATION` (XDG Base Directory):
@@ -75,9 +93,7 @@ public final class Persistence {
     return (home as NSString).appendingPathComponent(".local/state/" + application)
   }
 
-  /// The default warning sink: a warning record of a default ``Log`` (text, on stderr through
-  /// its queue, so a stderr nobody reads never blocks the caller). The server passes its own
-  /// log instead, so `--log-format json` applies to these lines too.
+  /// The default warning sink: a warning record of a default ``Log``.
   public nonisolated static func writeToStandardError(_ message: String) {
     Log().warning(message)
   }
@@ -85,45 +101,58 @@ public final class Persistence {
   // MARK: Start-up
 
   /// The saved state and version of `storeID`, or `nil` if there is none or it cannot be used.
-  /// A snapshot of another feature, another schema version, or that does not parse is set
-  /// aside (kept in the database's `set_aside` table) with a warning.
+  /// Data of another feature, another schema version, or that fails a check (a version out of
+  /// range, a patch that does not apply) is set aside (tables `set_aside` and
+  /// `journal_set_aside`) with a warning naming what was wrong.
   public func restore(storeID: String, feature: String, schemaVersion: Int)
     -> (state: JSON, version: UInt64)?
   {
+    restored[storeID] = nil
     restoredSchemaVersions[storeID] = schemaVersion
-    let snapshot: Snapshot?
+    let rows: SavedRows?
     do {
-      snapshot = try database.load(store: storeID)
+      rows = try database.load(store: storeID)
     } catch {
-      warn(
-        "cannot read the saved state of store \(storeID) (\(error)); starting fresh")
+      warn("cannot read the saved state of store \(storeID) (\(error)); starting fresh")
       return nil
     }
-    guard let snapshot else { return nil }
-    guard snapshot.feature == feature else {
-      setAside(storeID: storeID, reason: "saved by feature \(snapshot.feature), not \(feature)")
+    guard let rows else { return nil }
+    let saved: SavedState
+    do {
+      saved = try SavedState(rows)
+    } catch {
+      setAside(storeID: storeID, reason: error.reason)
       return nil
     }
-    guard snapshot.schemaVersion == schemaVersion else {
+    guard saved.feature == feature else {
+      setAside(storeID: storeID, reason: "saved by feature \(saved.feature), not \(feature)")
+      return nil
+    }
+    guard saved.schemaVersion == schemaVersion else {
       setAside(
         storeID: storeID,
-        reason: "schema version \(snapshot.schemaVersion), expected \(schemaVersion)")
+        reason: "schema version \(saved.schemaVersion), expected \(schemaVersion)")
       return nil
     }
-    do {
-      return (try JSON(parsing: snapshot.state), snapshot.version)
-    } catch {
-      setAside(storeID: storeID, reason: "state is not valid JSON: \(error)")
-      return nil
-    }
+    restored[storeID] = saved
+    return (saved.state, saved.version)
+  }
+
+  /// The feature whose data `storeID` holds on disk, if any: a store id is bound to one
+  /// feature, so that opening it as another cannot push its data aside.
+  public func savedFeature(of storeID: String) -> String? {
+    guard let value = try? database.savedFeature(store: storeID) else { return nil }
+    return value.text ?? value.description
   }
 
   /// Moves the saved state of `storeID` aside so the store starts fresh; call it when the
   /// feature cannot decode a restored snapshot. The old state stays in the database.
   public func setAside(storeID: String, reason: String) {
+    restored[storeID] = nil
     warn(
       "the saved state of store \(storeID) cannot be used (\(reason)); "
-        + "set it aside in \(databasePath ?? "memory") (table set_aside) and starting fresh")
+        + "set it aside in \(databasePath ?? "memory") (tables set_aside, journal_set_aside) "
+        + "and starting fresh")
     do {
       try database.setAside(store: storeID, reason: reason)
     } catch {
@@ -133,78 +162,179 @@ public final class Persistence {
 
   // MARK: Changes
 
-  /// Starts persisting `store`: from now on `changed` schedules a write of its state, tagged
-  /// with `schemaVersion` (the feature's).
+  /// Starts persisting `store`, tagged with `schemaVersion`. A store restored at its saved
+  /// version continues its journal; any other first writes a whole snapshot at the next commit.
   public func attach(_ store: any AnyStore, schemaVersion: Int) {
-    attached[store.id] = (store, schemaVersion)
+    let saved = restored.removeValue(forKey: store.id)
+    let continues = saved.map { $0.version == store.version } ?? false
+    let journaled = store as? any JournaledStore
+    journaled?.journalState()
+    if journaled?.publishesStatePatches == false {
+      walksOnDemand.insert(store.id)
+    } else {
+      walksOnDemand.remove(store.id)
+    }
+    attached[store.id] = store
+    journals[store.id] = StoreJournal(
+      feature: store.featureName, schemaVersion: schemaVersion, version: store.version,
+      needsSnapshot: !continues, snapshotBytes: saved?.snapshotBytes ?? 0,
+      journalBytes: saved?.journalBytes ?? 0, lastSeq: saved?.lastSeq)
+    journals[store.id]?.compactionMinimum = compactionMinimum
+    compactions[store.id] = nil
+    if !continues { markDirty(store.id) }
   }
 
   /// Starts persisting `store` with its feature's schema version (from `schemaVersions`,
   /// else the one it was `restore`d with, else 1).
   public func attach(_ store: any AnyStore) {
-    let version = schemaVersions[store.featureName] ?? restoredSchemaVersions[store.id] ?? 1
+    let version =
+      schemaVersions[store.featureName] ?? restoredSchemaVersions[store.id] ?? 1
     attach(store, schemaVersion: version)
   }
 
-  /// Records that `storeID` changed; its state is written `flushDelay` later (or four times
-  /// the last write's cost, if longer), together with every other store that changed
-  /// meanwhile. Unattached stores are ignored.
+  /// A persistent store published: its state patch joins the next commit.
+  public func record(_ publication: Publication) {
+    let id = publication.store
+    guard journals[id] != nil else { return }
+    if publication.statePatch == nil, walksOnDemand.contains(id) {
+      journals[id]?.recordOwed(version: publication.to)
+    } else {
+      journals[id]?.record(publication.statePatch, version: publication.to)
+    }
+    markDirty(id)
+  }
+
+  /// Records that `storeID` changed without a patch: the next commit writes its whole state.
   public func changed(storeID: String) {
-    guard attached[storeID] != nil else { return }
-    if !dirty.contains(storeID) { dirty.append(storeID) }
-    guard pendingFlush == nil else { return }
-    // The deadline is taken now, not when the task first runs, so the write is due
-    // `flushDelay` after this change however late the task is scheduled.
-    let wait = clock.waiter(after: max(flushDelay, lastWriteCost * 4))
-    pendingFlush = Task { [weak self] in
-      // A cancelled wait means `flush` already ran: nothing left to do.
-      guard (try? await wait()) != nil else { return }
-      self?.flush()
+    guard let store = attached[storeID] else { return }
+    journals[storeID]?.record(nil, version: store.version)
+    markDirty(storeID)
+  }
+
+  private func markDirty(_ id: String) {
+    if !dirty.contains(id) { dirty.append(id) }
+    scheduleCommit()
+  }
+
+  func scheduleCommit() {
+    guard scheduledCommit == nil else { return }
+    // Lines that report a change commit it before they leave (`commit`); this task commits
+    // what no line reports, at the latest one turn of the main actor later.
+    scheduledCommit = Task { @MainActor [weak self] in
+      guard let self else { return }
+      self.scheduledCommit = nil
+      do throws(CommitFailure) {
+        try self.commit()
+      } catch {
+        self.warn("\(error.reason); these changes are in memory only")
+      }
     }
   }
 
-  /// Writes the store's last state if it changed, then stops persisting it (`store/close`).
-  public func detach(storeID: String) {
-    if dirty.contains(storeID) { flush() }
-    attached[storeID] = nil
-  }
+  /// Whether a commit has anything to write.
+  public var hasPendingChanges: Bool { !dirty.isEmpty || !compactions.isEmpty }
 
-  /// Writes every changed store now, in one transaction. Call at shutdown, after effects
-  /// have drained and before exiting.
-  public func flush() {
-    pendingFlush?.cancel()
-    pendingFlush = nil
-    guard !dirty.isEmpty else { return }
-    let started = ContinuousClock.now
-    defer { lastWriteCost = ContinuousClock.now - started }
-    var snapshots: [Snapshot] = []
+  /// Commits every pending change in one transaction; when this returns, they survive the
+  /// process being killed. On failure nothing pending is dropped (the next commit retries)
+  /// and the error names the stores whose changes are not on disk.
+  public func commit() throws(CommitFailure) {
+    guard hasPendingChanges, !isClosed else { return }
+    if database.isReadOnly {
+      // Said at start-up: this run keeps changes in memory.
+      dirty.removeAll()
+      compactions.removeAll()
+      return
+    }
+    // Stores that owe their state patch walk once now, for every change since the last
+    // commit (a whole snapshot needs the walk too: it encodes the JSON the walk updates).
+    for id in dirty where walksOnDemand.contains(id) {
+      guard let store = attached[id] as? any JournaledStore else { continue }
+      let patch = store.takeStatePatch()
+      journals[id]?.settleOwed(patch)
+    }
+    var group: [StoreWrite] = []
+    var failed: [String] = []
     for id in dirty {
-      guard let (store, schemaVersion) = attached[id] else { continue }
+      guard let store = attached[id], let journal = journals[id] else { continue }
       do {
-        let state = String(decoding: try store.snapshot.serialized(), as: UTF8.self)
-        snapshots.append(
-          Snapshot(
-            store: id, feature: store.featureName, schemaVersion: schemaVersion,
-            version: store.version, state: state))
+        if let write = try journal.write(store: id, encode: { try Self.encode(store) }) {
+          group.append(write)
+        }
       } catch {
+        failed.append(id)
         warn("cannot encode the state of store \(id) (\(error)); not saved")
       }
     }
-    dirty.removeAll()
+    let compacted = readyCompactions()
+    group += compacted.map(\.write)
+    let lastSeqs: [String: Int64]
     do {
-      try database.save(snapshots)
-      transactionCount += 1
+      lastSeqs = try database.write(group)
     } catch {
-      warn("could not save state (\(error)); the last changes are not on disk")
+      for compaction in compacted { journals[compaction.store]?.isCompacting = false }
+      throw CommitFailure(stores: dirty, reason: "could not save the changes of \(dirty): \(error)")
+    }
+    transactionCount += 1
+    for compaction in compacted {
+      journals[compaction.store]?.compacted(
+        snapshotBytes: compaction.snapshotBytes, journalBytesCovered: compaction.journalBytes)
+    }
+    for write in group where write.snapshot == nil || write.journalCovered == nil {
+      journals[write.store]?.committed(write, lastSeq: lastSeqs[write.store])
+    }
+    dirty = failed
+    guard failed.isEmpty else {
+      throw CommitFailure(stores: failed, reason: "could not encode the state of \(failed)")
+    }
+    startCompactions()
+  }
+
+  /// A whole store's private state as snapshot text.
+  private static func encode(_ store: any AnyStore) throws -> String {
+    let state = (store as? any JournaledStore)?.journaledState ?? store.snapshot
+    return String(decoding: try state.serialized(), as: UTF8.self)
+  }
+
+  /// Commits the store's last changes, then stops persisting it (`store/close`).
+  public func detach(storeID: String) throws(CommitFailure) {
+    defer {
+      attached[storeID] = nil
+      journals[storeID] = nil
+      walksOnDemand.remove(storeID)
+      compactions[storeID] = nil
+      dirty.removeAll { $0 == storeID }
+    }
+    if journals[storeID]?.isDirty == true { try commit() }
+  }
+
+  /// Shutdown, after the drain: commits what is pending, checkpoints the WAL into the main
+  /// file and closes the database, so a clean exit leaves nothing in the `-wal` file.
+  public func flush() {
+    let started = ContinuousClock.now
+    defer {
+      let elapsed = (ContinuousClock.now - started) / .milliseconds(1)
+      inform(
+        "state database committed, checkpointed and closed in \(elapsed) ms "
+          + "(\(self.transactionCount) transactions in this run)")
+    }
+    scheduledCommit?.cancel()
+    scheduledCommit = nil
+    do throws(CommitFailure) {
+      try commit()
+    } catch {
+      warn("\(error.reason); these changes are lost")
+    }
+    isClosed = true
+    do {
+      try database.checkpointAndClose()
+    } catch {
+      warn("could not checkpoint the state database (\(error)); the WAL file still holds data")
     }
   }
 }
 
-extension Clock where Duration == Swift.Duration {
-  /// A wait until `delay` from now: the deadline is fixed when this is called, not when the
-  /// returned closure runs.
-  fileprivate func waiter(after delay: Duration) -> @Sendable () async throws -> Void {
-    let deadline = now.advanced(by: delay)
-    return { try await self.sleep(until: deadline, tolerance: nil) }
-  }
+/// A commit that failed: the stores whose changes are not on disk, and why.
+public struct CommitFailure: Error, Equatable {
+  public var stores: [String]
+  public var reason: String
 }

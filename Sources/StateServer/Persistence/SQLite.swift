@@ -24,9 +24,12 @@ final class SQLiteConnection {
   private let handle: OpaquePointer
 
   /// Opens (creating if needed) the database at `path`; `":memory:"` for a private one.
-  init(path: String) throws(SQLiteError) {
+  /// `readOnly` opens an existing file without ever writing to it.
+  init(path: String, readOnly: Bool = false) throws(SQLiteError) {
     var opened: OpaquePointer?
-    let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+    let flags =
+      (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+      | SQLITE_OPEN_NOMUTEX
     let code = sqlite3_open_v2(path, &opened, flags, nil)
     guard code == SQLITE_OK, let opened else {
       let message = opened.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
@@ -40,6 +43,12 @@ final class SQLiteConnection {
   deinit {
     sqlite3_close_v2(handle)
   }
+
+  /// Whether the connection cannot write (the file, its directory or its header says so).
+  var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
+
+  /// The rowid of the last row inserted on this connection.
+  var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
   /// Runs one or more statements that return no rows we need.
   func execute(_ sql: String) throws(SQLiteError) {
@@ -60,6 +69,7 @@ final class SQLiteConnection {
       switch value {
       case .null: code = sqlite3_bind_null(statement, index)
       case .integer(let i): code = sqlite3_bind_int64(statement, index, i)
+      case .real(let d): code = sqlite3_bind_double(statement, index, d)
       case .text(let s):
         // With its byte count, not -1 (up to the first NUL): an id may contain U+0000, and
         // "a\0b" and "a\0c" must stay two rows.
@@ -87,6 +97,7 @@ final class SQLiteConnection {
           switch sqlite3_column_type(statement, column) {
           case SQLITE_NULL: return .null
           case SQLITE_INTEGER: return .integer(sqlite3_column_int64(statement, column))
+          case SQLITE_FLOAT: return .real(sqlite3_column_double(statement, column))
           default:
             guard let text = sqlite3_column_text(statement, column) else { return .null }
             let count = Int(sqlite3_column_bytes(statement, column))
@@ -106,7 +117,18 @@ final class SQLiteConnection {
 enum SQLiteValue: Equatable {
   case null
   case integer(Int64)
+  case real(Double)
   case text(String)
+
+  /// The value as a person reads it in a warning: `1.5`, `'abc'`, `NULL`.
+  var description: String {
+    switch self {
+    case .null: "NULL"
+    case .integer(let i): String(i)
+    case .real(let d): String(d)
+    case .text(let s): "'\(s.count > 40 ? String(s.prefix(40)) + "..." : s)'"
+    }
+  }
 
   var text: String? {
     if case .text(let s) = self { return s }

@@ -1,0 +1,104 @@
+import JSON
+
+/// A store that can give the change of its private state, so a journal commits the change
+/// instead of the whole state. `Store<F>` is one; the server falls back to whole snapshots for
+/// any other `AnyStore`.
+@MainActor
+public protocol JournaledStore: AnyStore {
+  /// From now on the store keeps its private state as JSON and reports its changes (see
+  /// `Publication.statePatch` and `takeStatePatch()`). Costs one full encoding now, then
+  /// O(change). Idempotent.
+  func journalState()
+
+  /// Whether every publication carries its `statePatch` (the view is the state, so the view
+  /// patch is the state patch). Otherwise a publication whose view changed leaves it `nil`
+  /// and the change is owed: `takeStatePatch()` walks the private state once for every
+  /// action since the last walk, which is what a group commit wants.
+  var publishesStatePatches: Bool { get }
+
+  /// The private state's change since the last walk, as RFC 6902 operations, in one walk;
+  /// empty when the publications carry it.
+  func takeStatePatch() -> [JSON]
+
+  /// The private state as JSON, as of the last walk, shared rather than encoded: O(1) once
+  /// `journalState()` was called. A journal compacts from it without stalling the store.
+  var journaledState: JSON { get }
+}
+
+/// How a store turns its changes of private state into patches.
+enum StateJournal<State: Encodable & Equatable> {
+  /// The view is the state: its patch is the state's patch, and its JSON the state's.
+  case sameAsView
+  /// The private state is published to a second `ViewPublisher`, walked like the view:
+  /// `IdentifiedArray`s publish only their logged changes, so the cost follows the change.
+  /// `owed`: actions reduced since its last walk.
+  case own(ViewPublisher<State>, owed: Int)
+}
+
+extension Store: JournaledStore {
+  /// Actions a walk may owe before the store walks by itself: an `IdentifiedArray` logs its
+  /// last 256 to 512 changes, and a walk that finds the log too short re-encodes the array.
+  static var maximumOwedActions: Int { 128 }
+
+  public func journalState() {
+    guard stateJournal == nil else { return }
+    stateJournal = F.View.self == F.State.self ? .sameAsView : .own(ViewPublisher(state), owed: 0)
+  }
+
+  public var publishesStatePatches: Bool {
+    if case .own = stateJournal { return false }
+    return true
+  }
+
+  public var journaledState: JSON {
+    switch stateJournal {
+    case .sameAsView?: return publisher.json
+    case .own(let publisher, _)?: return publisher.json
+    case nil: return snapshot
+    }
+  }
+
+  public func takeStatePatch() -> [JSON] {
+    walkState() ?? []
+  }
+
+  /// The private state's patch for the publication under way: the view's when they are one;
+  /// for a separate state, a walk when the view did not change (only a walk can tell whether
+  /// the private state did), else `nil` and the change is owed (bounded, see above).
+  func journalStatePatch(viewPatch: [JSON]) -> [JSON]? {
+    guard let owed = owedActions else {
+      if case .sameAsView? = stateJournal { return viewPatch }
+      return nil
+    }
+    if viewPatch.isEmpty || owed >= Self.maximumOwedActions { return walkState() }
+    // Counted without a second reference to the publisher's JSON ever being alive while it
+    // is edited (a bound payload in scope during `walkState` copied all 100,000 notes).
+    if case .own(let publisher, _)? = stateJournal.take() {
+      stateJournal = .own(publisher, owed: owed + 1)
+    }
+    return nil
+  }
+
+  /// Actions owed to a walk, or `nil` when the store has no state publisher of its own.
+  private var owedActions: Int? {
+    if case .own(_, let owed)? = stateJournal { return owed }
+    return nil
+  }
+
+  /// Walks the private state against its JSON; `nil` unless it has one of its own.
+  private func walkState() -> [JSON]? {
+    // Moved out, not copied: the publisher must own its JSON uniquely to apply the patch in
+    // place. A second reference (a `switch` over the stored property binding its payload)
+    // made every action copy the whole array of 100,000 notes.
+    guard let journal = stateJournal.take() else { return nil }
+    switch consume journal {
+    case .sameAsView:
+      stateJournal = .sameAsView
+      return nil
+    case .own(var publisher, _):
+      let patch = publisher.update(to: state)
+      stateJournal = .own(publisher, owed: 0)
+      return patch
+    }
+  }
+}
