@@ -77,15 +77,15 @@ final class Connection {
 
   private func receive(_ line: InboundLine) {
     switch line {
-    case .message(.array(let elements)):
-      receiveBatch(elements)
     case .message(let message):
-      switch serve(message) {
-      case .none: break
-      case .some(.now(let line)): emit(line)
-      case .some(.later(let reply)): reply.onResolve = { [weak self] in self?.emit($0) }
-      }
+      receive(message, refusals: [])
     case .malformed(let error):
+      // Well-formed text with refused members (a repeated key, a number out of range) is still
+      // answered request by request, each with its own id when that id is readable.
+      if let remainder = error.remainder {
+        receive(remainder, refusals: error.refusals)
+        return
+      }
       let refusal: RPCError =
         error.kind == .duplicateKey ? .duplicateKey(error) : .parseError(error)
       emit(.failure(id: .null, error: refusal))
@@ -97,16 +97,39 @@ final class Connection {
     }
   }
 
+  /// One parsed line: a message or a batch. `refusals` are the members of the line the parser
+  /// refused, pointed at from the line's root.
+  private func receive(_ message: JSON, refusals: [JSONParseError.Refusal]) {
+    if case .array(let elements) = message, !refusals.contains(where: { $0.pointer.isRoot }) {
+      receiveBatch(elements, refusals: refusals)
+      return
+    }
+    switch serve(message, refusals: refusals) {
+    case .none: break
+    case .some(.now(let line)): emit(line)
+    case .some(.later(let reply)): reply.onResolve = { [weak self] in self?.emit($0) }
+    }
+  }
+
   /// A JSON-RPC batch: one array of responses once every request in it is answered; no line at
   /// all when it held only notifications.
-  private func receiveBatch(_ elements: [JSON]) {
+  private func receiveBatch(_ elements: [JSON], refusals: [JSONParseError.Refusal]) {
     guard !elements.isEmpty else {
       emit(.failure(id: .null, error: .invalidRequest("an empty batch; send at least one request")))
       return
     }
+    // Each element's refusals, pointed at from the element (rare: only when the parser refused
+    // members of the line).
+    var refusalsByElement: [Int: [JSONParseError.Refusal]] = [:]
+    for refusal in refusals {
+      guard let first = refusal.pointer.tokens.first, let index = Int(first) else { continue }
+      var own = refusal
+      own.pointer = JSONPointer(tokens: Array(refusal.pointer.tokens.dropFirst()))
+      refusalsByElement[index, default: []].append(own)
+    }
     let batch = BatchReply()
-    for element in elements {
-      switch serve(element) {
+    for (index, element) in elements.enumerated() {
+      switch serve(element, refusals: refusalsByElement[index] ?? []) {
       case .none: break
       case .some(.now(let line)):
         batch.responses.append(line.json)
@@ -131,7 +154,15 @@ final class Connection {
 
   /// Validates one message's envelope and calls its method. Returns the response (nil for a
   /// notification); a response given as `.later` is written when its reply resolves.
-  private func serve(_ message: JSON) -> Served? {
+  ///
+  /// `refusals`: members the parser refused (pointed at from the message), answered with the
+  /// message's id whenever the id itself is not one of them. One in the envelope makes the
+  /// request invalid; one inside `params` is refused like a bad param, silently for a
+  /// notification.
+  private func serve(_ message: JSON, refusals: [JSONParseError.Refusal] = []) -> Served? {
+    if let refusal = refusals.first(where: { $0.pointer.isRoot || $0.pointer.tokens == ["id"] }) {
+      return .now(.failure(id: .null, error: .refusedMember(refusal)))
+    }
     guard case .object(let request) = message else {
       let reason = "expected a request object, got \(message.kindDescription)"
       return .now(.failure(id: .null, error: .invalidRequest(reason)))
@@ -142,6 +173,9 @@ final class Connection {
     case let other?:
       let reason = "\"id\" must be a string, a number or null, got \(other.kindDescription)"
       return .now(.failure(id: .null, error: .invalidRequest(reason)))
+    }
+    if let refusal = refusals.first(where: { !Self.isInParams($0.pointer) }) {
+      return .now(.failure(id: id ?? .null, error: .refusedMember(refusal)))
     }
     guard request["jsonrpc"] == "2.0" else {
       let reason = "\"jsonrpc\" must be \"2.0\""
@@ -157,7 +191,8 @@ final class Connection {
       let reason = "\"params\" must be an object or an array, got \(other.kindDescription)"
       return .now(.failure(id: id ?? .null, error: .invalidRequest(reason)))
     }
-    do {
+    do throws(RPCError) {
+      if let refusal = refusals.first { throw .refusedParam(refusal) }
       let outcome = try call(method, params: request["params"], id: id)
       guard let id else {
         if case .later(let reply) = outcome { reply.onResolve = nil }
@@ -186,6 +221,11 @@ final class Connection {
       }
       return .now(.failure(id: id, error: error))
     }
+  }
+
+  /// Whether a refused member lies inside `params` (not `params` itself).
+  private static func isInParams(_ pointer: JSONPointer) -> Bool {
+    pointer.tokens.count >= 2 && pointer.tokens[0] == "params"
   }
 
   /// Every method `call` routes.

@@ -76,6 +76,24 @@ extension RPCError {
       ])
   }
 
+  /// A member of well-formed JSON the parser refused (a repeated key, a number beyond 64-bit
+  /// integers or doubles) in a request's envelope; `pointer` is from the request's root.
+  static func refusedMember(_ refusal: JSONParseError.Refusal) -> RPCError {
+    let what = refusal.kind == .duplicateKey ? "duplicate key" : "number out of range"
+    return RPCError(
+      code: invalidRequestCode, message: "Invalid Request: \(what)",
+      data: ["pointer": .string(refusal.pointer.description), "reason": .string(refusal.reason)])
+  }
+
+  /// A refused member inside `params`: a number out of range is an invalid param (pointer from
+  /// the params' root, as for every -32602); a repeated key stays an ambiguous request (-32600,
+  /// pointer from the request's root).
+  static func refusedParam(_ refusal: JSONParseError.Refusal) -> RPCError {
+    guard refusal.kind == .numberOutOfRange else { return refusedMember(refusal) }
+    let inParams = JSONPointer(tokens: Array(refusal.pointer.tokens.dropFirst()))
+    return invalidParams(pointer: inParams.description, reason: refusal.reason)
+  }
+
   static func invalidRequest(_ reason: String) -> RPCError {
     RPCError(
       code: invalidRequestCode, message: "Invalid Request", data: ["reason": .string(reason)])
