@@ -276,10 +276,6 @@ def test_every_n_file_is_a_parse_error_or_invalid_request(spawn, testdata):
         assert reply["error"]["code"] in (-32700, -32600), path.name
 
 
-# jansson cannot hold a NUL inside an object key (documented in Sources/JSON).
-Y_PARSE_EXCEPTIONS = {"y_object_escaped_null_in_key.json"}
-
-
 def test_no_y_file_is_a_parse_error(server, testdata):
     files = suite_files(testdata, "y_")
     start = len(server.messages)
@@ -296,11 +292,10 @@ def test_no_y_file_is_a_parse_error(server, testdata):
         assert len(before) == 1, path.name
         answers = before[0] if isinstance(before[0], list) else [before[0]]
         codes = [a["error"]["code"] for a in answers]
-        if path.name in Y_PARSE_EXCEPTIONS:
-            assert codes == [-32700], path.name
-        else:
-            assert -32700 not in codes, path.name
-            assert all(code == -32600 for code in codes), (path.name, codes)
+        # None is a request (none has a "method"), but every one is read: -32600, never -32700
+        # (a NUL in a key included, read again in Swift since jansson cannot hold it).
+        assert -32700 not in codes, path.name
+        assert all(code == -32600 for code in codes), (path.name, codes)
 
 
 def test_client_lines_are_described_by_the_schema(protocol_schema):
