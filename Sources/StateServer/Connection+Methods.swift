@@ -6,7 +6,23 @@ import StateKit
 extension Connection {
   static let protocolVersion: Int64 = 1
 
+  /// Also accepted again later: a repeated `initialize` re-chooses the subscriptions (`subscribe`)
+  /// and answers as the first did, which is how a client switches between watching every store
+  /// and choosing its own.
   func initialize(_ params: Params) throws(RPCError) -> Outcome {
+    if let version = params.object["protocolVersion"], version != .null,
+      version != .integer(Self.protocolVersion)
+    {
+      throw RPCError(
+        code: RPCError.invalidParamsCode, message: "Invalid params",
+        data: [
+          "pointer": "/protocolVersion",
+          "reason": .string(
+            "protocol version \(version.description) is not supported; this server speaks "
+              + "version \(Self.protocolVersion)"),
+          "supported": [.integer(Self.protocolVersion)],
+        ])
+    }
     let subscribe = try params.optionalChoice("subscribe", ["all", "none"]) ?? "all"
     if let client = params.object["client"], client.objectValue == nil {
       throw .invalidParams(

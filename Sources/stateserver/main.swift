@@ -20,9 +20,12 @@ let flags =
       }
       options.seed = seed
     },
-    Flag<Options>("--latency", value: "MS", help: "simulated backend latency (default 50)") {
+    // The same range as the backend's `setLatency` action.
+    Flag<Options>(
+      "--latency", value: "MS", help: "simulated backend latency, 0 to 60000 (default 50)"
+    ) {
       (options, value) throws(UsageError) in
-      options.latencyMs = try FlagValue.integer(value, of: "--latency")
+      options.latencyMs = try FlagValue.integer(value, of: "--latency", in: 0...60_000)
     },
     Flag<Options>("--fail-rate", value: "P", help: "share of backend calls that fail, 0 to 1") {
       (options, value) throws(UsageError) in

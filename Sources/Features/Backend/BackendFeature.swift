@@ -57,6 +57,20 @@ public struct BackendFeature: Feature {
     }
   }
 
+  /// A supplied status obeys the rules of `setLatency` and `setFailRate`.
+  public func validate(state: State) throws(ActionValidationError) {
+    do {
+      try validate(.setLatency(ms: state.latencyMs))
+    } catch {
+      throw error.within("/latencyMs", for: "/ms")
+    }
+    do {
+      try validate(.setFailRate(rate: state.failRate))
+    } catch {
+      throw error.within("/failRate", for: "/rate")
+    }
+  }
+
   public func reduce(into state: inout State, action: Action) -> Effect<Action, Event> {
     switch action {
     case .setOnline(let online):
