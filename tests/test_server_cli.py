@@ -42,7 +42,7 @@ OUT_OF_RANGE = [
     ("--drain-timeout", "inf"), ("--drain-timeout", "nan"),
     ("--max-message-bytes", "0"), ("--max-message-bytes", "-1"),
     ("--max-message-bytes", "1073741825"), ("--max-message-bytes", "99999999999999999999"),
-    ("--latency", "-5"), ("--latency", "60001"), ("--latency", "1e3"),
+    ("--latency", "-5"), ("--latency", "86400001"), ("--latency", "1e3"),
     ("--fail-rate", "5"), ("--fail-rate", "-0.1"), ("--fail-rate", "nan"),
     ("--seed", "-1"), ("--seed", "18446744073709551616"),
 ]
@@ -59,7 +59,7 @@ def test_numeric_flags_out_of_range_exit_2_naming_the_flag(stateserver_bin):
 def test_numeric_flags_at_their_bounds_start(stateserver_bin):
     for flag, value in [("--drain-timeout", "86400"), ("--drain-timeout", "0"),
                         ("--max-message-bytes", "1"), ("--max-message-bytes", "1073741824"),
-                        ("--latency", "60000"), ("--fail-rate", "1")]:
+                        ("--latency", "86400000"), ("--fail-rate", "1")]:
         result = run(stateserver_bin, "--ephemeral", flag, value, input=b"")
         assert result.returncode == 0, (flag, value, result.stderr)
 

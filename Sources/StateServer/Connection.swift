@@ -274,7 +274,8 @@ final class Connection {
       transaction = try store.send(wire: action, cause: id)
     } catch {
       switch error {
-      case .refused(let type, let reason): throw .actionRefused(type: type, reason: reason)
+      case .refused(let type, let reason):
+        throw .actionRefused(type: type, reason: reason, in: action)
       case .invalid(let pointer, let reason):
         throw .invalidParams(pointer: "/action" + pointer, reason: reason)
       }

@@ -146,10 +146,30 @@ extension RPCError {
       ])
   }
 
-  static func actionRefused(type: String, reason: String) -> RPCError {
+  /// `pointer`: the refused `type` member, `/action/type`, or deeper for a child feature's action
+  /// carried inside a parent's (`/action/action/type`).
+  static func actionRefused(type: String, reason: String, pointer: String = "/action/type")
+    -> RPCError
+  {
     RPCError(
       code: actionRefusedCode, message: "Action refused",
-      data: ["pointer": "/action/type", "type": .string(type), "reason": .string(reason)])
+      data: ["pointer": .string(pointer), "type": .string(type), "reason": .string(reason)])
+  }
+
+  /// The refusal of `type` inside the wire `action`: pointed at the outermost `type` member
+  /// naming it (the action's own, or a child's action inside a parent's).
+  static func actionRefused(type: String, reason: String, in action: JSON) -> RPCError {
+    func find(_ value: JSON, _ path: JSONPointer) -> JSONPointer? {
+      guard case .object(let object) = value else { return nil }
+      if object["type"] == .string(type) { return path.appending("type") }
+      for (key, member) in object.members where key != "type" {
+        if let deeper = find(member, path.appending(key)) { return deeper }
+      }
+      return nil
+    }
+    let pointer =
+      find(action, JSONPointer(tokens: ["action"])) ?? JSONPointer(tokens: ["action", "type"])
+    return actionRefused(type: type, reason: reason, pointer: pointer.description)
   }
 
   static func storeExists(_ store: String) -> RPCError {
