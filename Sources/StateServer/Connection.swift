@@ -2,7 +2,7 @@ import JSON
 import StateKit
 
 /// The protocol engine of one client: turns input lines into calls on stores and stores'
-/// publications into output lines, in the order PROTOCOL.md promises.
+/// publications into output lines, in the order docs/protocol.md promises.
 ///
 /// Everything here runs on the main actor, where the stores live, so a whole input batch is
 /// served without a task hop: parse (already done by the reader), validate the envelope, route,
@@ -40,9 +40,8 @@ final class Connection {
   private var uncommitted: [Outgoing] = []
   private var inBatch = false
   var phase = Phase.serving
-  /// `initialize`'s `subscribe`: whether every store is watched at its root automatically.
-  var subscribesToAll = true
-  var subscriptions: [String: [Subscription]] = [:]
+  /// What this client watches, and what publications become for it.
+  let fanout: Fanout
   /// Requests answered later, by id, so `$/cancelRequest` can find them.
   var pending: [JSON: [PendingReply]] = [:]
   var shutdownReplies: [PendingReply] = []
@@ -51,6 +50,7 @@ final class Connection {
 
   init(registry: StoreRegistry, output: OutputQueue, options: ServerOptions, log: Log) {
     self.registry = registry
+    self.fanout = Fanout(registry: registry)
     self.output = output
     self.options = options
     self.log = log
@@ -228,44 +228,33 @@ final class Connection {
     pointer.tokens.count >= 2 && pointer.tokens[0] == "params"
   }
 
-  /// Every method `call` routes.
-  static let methods: Set<String> = [
-    "dispatch", "state/get", "state/subscribe", "state/unsubscribe", "store/open", "store/close",
-    "store/list", "features/list", "initialize", "rpc.discover", "$/cancelRequest", "shutdown",
-  ]
-
-  /// Routes a method; every method's params are validated before anything changes.
-  private func call(_ method: String, params: JSON?, id: JSON?) throws(RPCError) -> Outcome {
+  /// Routes a method through ``methods``; every method's params are decoded and validated
+  /// before anything changes.
+  private func call(_ name: String, params: JSON?, id: JSON?) throws(RPCError) -> Outcome {
     // Route before reading params: an unknown method is -32601 whatever its params look like
     // (JSON-RPC's own example calls an unknown `subtract` with array params).
-    guard Self.methods.contains(method) else { throw .methodNotFound(method) }
-    let params = try Params(params)
-    if phase == .draining && method != "$/cancelRequest" && method != "shutdown" {
+    guard let method = Self.methodsByName[name] else { throw .methodNotFound(name) }
+    if phase == .draining && !method.servedWhileDraining {
+      // Malformed params still get their -32602 first, as before the drain.
+      _ = try RPCMethod.decode(NoParams.self, from: params)
       throw .shuttingDown
     }
-    switch method {
-    case "dispatch": return try dispatch(params, id: id)
-    case "state/get": return try getState(params)
-    case "state/subscribe": return try subscribe(params)
-    case "state/unsubscribe": return try unsubscribe(params)
-    case "store/open": return try openStore(params)
-    case "store/close": return try closeStore(params)
-    case "store/list": return .result(["stores": .array(registry.openStores.map(Self.summary))])
-    case "features/list": return .result(["features": .array(registry.features.map(Self.describe))])
-    case "initialize": return try initialize(params)
-    case "rpc.discover": return .result(OpenRPC.document(features: registry.features))
-    case "$/cancelRequest": return try cancel(params)
-    case "shutdown": return shutdown(id: id)
-    default: throw .methodNotFound(method)
-    }
+    return try method.call(self, params, id)
   }
 
   // MARK: The hot path: dispatch
 
-  private func dispatch(_ params: Params, id: JSON?) throws(RPCError) -> Outcome {
-    let storeID = try params.string("store", "the id of an open store")
-    let action = try params.object("action", #"an action such as {"type": "increment"}"#)
-    let wait = try params.optionalChoice("wait", ["reduced", "settled"]) ?? "reduced"
+  func dispatch(_ params: DispatchParams, id: JSON?) throws(RPCError) -> Outcome {
+    let storeID = params.store
+    let action = params.action
+    guard case .object = action else {
+      throw .invalidParams(
+        pointer: "/action",
+        reason:
+          #"expected an object (an action such as {"type": "increment"}), got "#
+          + action.kindDescription)
+    }
+    let wait = params.wait ?? .reduced
     guard let store = registry.store(storeID) else { throw .unknownStore(storeID) }
     let transaction: Transaction
     do {
@@ -280,7 +269,7 @@ final class Connection {
         throw .invalidParams(pointer: "/action" + pointer, reason: reason)
       }
     }
-    guard wait == "settled", let id else {
+    guard wait == .settled, let id else {
       return .dispatched(store: storeID, version: store.version)
     }
     let reply = PendingReply(id: id)
@@ -293,44 +282,14 @@ final class Connection {
 
   // MARK: Output
 
-  /// Queues a store's publication for every subscription to it, and its events whatever the
-  /// subscriptions; called synchronously by the store while it reduces.
-  ///
-  /// Subscriptions (and `initialize {subscribe: "none"}`) choose which *state* a client
-  /// mirrors. Events are one-off and never replayed, and PROTOCOL.md promises a dispatch's events
-  /// before its response: a client that subscribed to nothing still gets every `store/event`.
+  /// Queues what a store's publication becomes for this client (``Fanout``); called
+  /// synchronously by the store while it reduces, so a dispatch's patch and events are queued
+  /// before its response.
   func publish(_ publication: Publication, of store: any AnyStore) {
-    let changed = publication.to != publication.from
-    if changed, registry.isPersistent(publication.store) {
+    if publication.to != publication.from, registry.isPersistent(publication.store) {
       registry.persistence?.changed(storeID: publication.store)
     }
-    let watching = subscriptions[publication.store] ?? []
-    guard !watching.isEmpty || !publication.events.isEmpty else { return }
-    if changed {
-      for subscription in watching {
-        let operations: [JSON]
-        if subscription.path.isRoot {
-          operations = publication.patch
-        } else {
-          operations = Self.scope(
-            publication.patch, to: subscription.path, in: store.published,
-            existedBefore: subscription.exists)
-          subscription.exists = subscription.path.value(in: store.published) != nil
-        }
-        guard !operations.isEmpty else { continue }
-        uncommitted.append(
-          .patch(
-            PatchNotice(
-              store: publication.store, path: subscription.pathText, from: subscription.version,
-              to: publication.to, operations: operations, cause: publication.cause)))
-        subscription.version = publication.to
-      }
-    }
-    for event in publication.events {
-      let params: JSON = ["store": .string(publication.store), "event": event]
-      uncommitted.append(
-        .message(Self.notification("store/event", params), barriers: [publication.store]))
-    }
+    fanout.lines(for: publication, of: store, into: &uncommitted)
     if !inBatch { commit() }
   }
 
@@ -345,33 +304,7 @@ final class Connection {
     guard !uncommitted.isEmpty else { return }
     let lines = uncommitted
     uncommitted = []  // the queue keeps the buffer; the next batch starts a new one
-    output.append(lines) { compact(&$0) }
-  }
-
-  /// Replaces a merged patch's operations by the subscribed value itself once they outweigh it,
-  /// so a stalled client costs at most about one copy of each state it watches.
-  ///
-  /// The queue calls it only for a patch that is still the newest of its subscription: the
-  /// subtree has not changed since the patch's `to` (a root patch's `to` is the store's version;
-  /// a path's subtree may have stayed equal while other parts moved on).
-  private func compact(_ notice: inout PatchNotice) {
-    guard let weight = notice.weight, weight >= 2 * max(notice.checkedWeight, 8),
-      let store = registry.store(notice.store),
-      let path = try? JSONPointer(parsing: notice.path),
-      let value = path.value(in: store.published),
-      !path.isRoot || store.version == notice.to
-    else { return }
-    notice.checkedWeight = weight
-    let size = nodeCount(value, limit: weight)
-    guard size < weight else { return }
-    // The subscribed value itself, as the one operation a subscriber to `path` would get for
-    // a change of the whole subtree (`add` under an object, `replace` of an array element).
-    let whole = JSONPatch([.replace(path: path, value: value)]).scoped(
-      to: path, in: store.published)
-    notice.operations =
-      whole?.operations.map(\.json) ?? [["op": "replace", "path": "", "value": value]]
-    notice.weight = size
-    notice.checkedWeight = size
+    output.append(lines) { fanout.compact(&$0) }
   }
 
   // MARK: Helpers for the methods
@@ -393,9 +326,7 @@ final class Connection {
     store.observer = { [unowned self, unowned store] publication in
       self.publish(publication, of: store)
     }
-    if subscribesToAll {
-      subscriptions[store.id] = [Subscription(path: .root, version: store.version)]
-    }
+    fanout.opened(store)
   }
 
   static func notification(_ method: String, _ params: JSON) -> JSON {

@@ -1,13 +1,13 @@
 import JSON
 
-/// A JSON-RPC error the client receives: a code from PROTOCOL.md, a message for a person and
+/// A JSON-RPC error the client receives: a code from docs/protocol.md, a message for a person and
 /// `data` saying what was wrong and what would have been right.
 ///
 /// ```swift
 /// throw RPCError.invalidParams(pointer: "/action/quantity", reason: "expected an integer")
 /// ```
 public struct RPCError: Error, Sendable, Equatable {
-  /// One of the codes below (PROTOCOL.md, Errors).
+  /// One of the codes below (docs/protocol.md, Errors).
   public var code: Int
   /// A short fixed text for the code.
   public var message: String
@@ -30,7 +30,7 @@ public struct RPCError: Error, Sendable, Equatable {
   }
 }
 
-/// The codes of PROTOCOL.md: JSON-RPC's standard ones, then the server's.
+/// The codes of docs/protocol.md: JSON-RPC's standard ones, then the server's.
 extension RPCError {
   /// The line is not JSON.
   public static let parseErrorCode = -32700

@@ -9,7 +9,7 @@ import StateKit
   import Darwin
 #endif
 
-/// The stateserver runtime: serves PROTOCOL.md on stdin/stdout for the given features until the
+/// The stateserver runtime: serves docs/protocol.md on stdin/stdout for the given features until the
 /// input ends, `shutdown` arrives or SIGTERM/SIGINT, then exits 0 after draining.
 ///
 /// Three threads meet through two queues: a reader thread splits and parses stdin (``Inbox``),
