@@ -39,9 +39,10 @@ public struct JSONValueDecoder: Sendable {
     do {
       value = try decoder.decodeValue(T.self)
     } catch {
+      _ = ledger?.finish()
       throw JSONDecodingError(error, at: [])
     }
-    if let unknown = ledger?.firstUnknown() { throw unknown }
+    if let unknown = ledger?.finish() { throw unknown }
     return value
   }
 }

@@ -10,7 +10,7 @@ quiet again.
 
 Prints one JSON line: rounds, requests, baselineMB, peakMB, finalMB, returned (final within
 `--slack-mb` of the baseline), unanswered (requests without a response; must be 0).
-Usage: soak.py BIN [--seconds 180] [--slack-mb 16]
+Usage: soak.py BIN [--seconds 180] [--rounds N] [--slack-mb 16] [--verbose]
 """
 import argparse
 import json
@@ -152,6 +152,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("bin")
     parser.add_argument("--seconds", type=float, default=180)
+    parser.add_argument("--rounds", type=int, default=0, help="at least this many rounds")
     parser.add_argument("--slack-mb", type=float, default=16)
     parser.add_argument("--verbose", action="store_true", help="RSS after every round")
     args = parser.parse_args()
@@ -163,7 +164,7 @@ def main():
     peak = baseline
     rounds = 1
     started = time.monotonic()
-    while time.monotonic() - started < args.seconds:
+    while time.monotonic() - started < args.seconds or rounds <= args.rounds:
         soak.round(rounds, slow=rounds % 3 == 0)
         peak = max(peak, server.rss_mb())
         if args.verbose:
