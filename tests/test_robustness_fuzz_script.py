@@ -29,3 +29,27 @@ def test_the_fuzzer_reports_a_server_that_stops_answering(tmp_path):
     fake.chmod(0o755)
     code, summary = run_fuzz(str(fake), 50, 1)
     assert code != 0 and summary["outcome"] == "failed"
+
+
+def test_the_ledger_tells_apart_two_replies_with_the_same_id():
+    # Found by a 300,965-line run (seed 20261201): a `wait: "settled"` dispatch with `id: null`
+    # answered while a parse error (also `id: null`) was due; the first match was taken.
+    sys.path.insert(0, os.path.join(ROOT, "tests"))
+    from test_robustness_oracle import Ledger, expectation_for_bytes
+    ledger = Ledger()
+    ledger.expect("settled", {"kind": "object", "replies": [{"id": None, "codes": None}],
+                              "deferrable": True})
+    ledger.segment([])
+    ledger.expect("bad", expectation_for_bytes(b"[[[x"))
+    ledger.segment([
+        {"jsonrpc": "2.0", "id": None, "result": {"store": "profile", "version": 0}},
+        {"jsonrpc": "2.0", "id": None,
+         "error": {"code": -32700, "message": "Parse error", "data": {}}}])
+    ledger.finish([])
+    # And a reply that satisfies nothing is still an error.
+    ledger.expect("bad", expectation_for_bytes(b"[[[x"))
+    try:
+        ledger.segment([{"jsonrpc": "2.0", "id": None, "result": {}}])
+    except AssertionError:
+        return
+    raise AssertionError("a result was accepted where -32700 was required")
