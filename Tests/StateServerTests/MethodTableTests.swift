@@ -40,4 +40,24 @@ import Testing
     #expect(out.last?["result"]?["capabilities"]?["waits"] == ["reduced", "settled"])
     #expect(Wait.allCases.map(\.rawValue) == ["reduced", "settled"])
   }
+
+  @Test func aHandlerWrittenAgainstParamsMovesIntoTheTableUnchanged() throws {
+    let harness = try Harness()
+    let method = RPCMethod("x/echo", Params.self, summary: "Echoes store.") {
+      _, params, _ throws(RPCError) in
+      .result(.string(try params.string("store", "an id")))
+    }
+    do throws(RPCError) {
+      _ = try method.call(harness.connection, ["store": 1], nil)
+      Issue.record("a mistyped member was accepted")
+    } catch {
+      #expect(error.data?["pointer"] == "/store")
+    }
+    guard case .result(let result, _) = try method.call(harness.connection, ["store": "s"], nil)
+    else {
+      Issue.record("no result")
+      return
+    }
+    #expect(result == "s")
+  }
 }
