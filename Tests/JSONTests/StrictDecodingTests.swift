@@ -50,4 +50,26 @@ struct StrictDecodingTests {
     #expect(failure(["a": 1, "b": .null]) == nil)
     #expect(failure(["a": 1]) == nil)
   }
+
+  @Test func aStrictDecodeLeavesNothingBehind() throws {
+    // The ledger of asked keys once held its decoders and they held it: every strictly decoded
+    // action leaked (found by bench/soak). The decoder given to a type must be gone afterwards.
+    let value = try strict.decode(Witnessed.self, from: ["a": 1])
+    #expect(value.decoder == nil)
+    let lenient = try JSONValueDecoder().decode(Witnessed.self, from: ["a": 1])
+    #expect(lenient.decoder == nil)
+  }
+}
+
+/// A value that keeps, weakly, the decoder it was decoded with.
+struct Witnessed: Decodable {
+  enum Keys: String, CodingKey { case a }
+
+  weak var decoder: AnyObject?
+
+  init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: Keys.self)
+    _ = try container.decode(Int.self, forKey: .a)
+    self.decoder = decoder as AnyObject
+  }
 }
