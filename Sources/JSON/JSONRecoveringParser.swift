@@ -114,7 +114,7 @@ struct JSONRecoveringParser {
           if object[key] != nil && !allowDuplicateKeys {
             refuse(
               .duplicateKey,
-              "duplicate object key \(JSON.string(key).description) at \(pointer.description); "
+              "duplicate object key \(JSON.string(key).description)\(place); "
                 + "which value was meant is ambiguous")
             value = .null
           }
@@ -188,14 +188,14 @@ struct JSONRecoveringParser {
       if let integer = Int64(text) { return .integer(integer) }
       refuse(
         .numberOutOfRange,
-        "the integer \(text) at \(pointer.description) does not fit in 64 bits "
+        "the integer \(text)\(place) does not fit in 64 bits "
           + "(from -9223372036854775808 to 9223372036854775807)")
       return .null
     }
     if let double = Double(text), double.isFinite { return .double(double) }
     refuse(
       .numberOutOfRange,
-      "the number \(text) at \(pointer.description) is beyond the range of a double "
+      "the number \(text)\(place) is beyond the range of a double "
         + "(about ±1.8e308)")
     return .null
   }
@@ -298,6 +298,9 @@ struct JSONRecoveringParser {
   }
 
   private var pointer: JSONPointer { JSONPointer(tokens: path) }
+
+  /// " at /a/b", or nothing for the whole text.
+  private var place: String { path.isEmpty ? "" : " at \(pointer.description)" }
 
   private mutating func refuse(_ kind: JSONParseError.Kind, _ reason: String) {
     refusals.append(
