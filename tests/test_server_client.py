@@ -16,7 +16,14 @@ def test_client_drains_stderr_so_a_chatty_server_never_hangs(stateserver_bin):
         for _ in range(2000):
             client.notify("dispatch", {"store": "nope", "action": {"type": "x"}})
         assert "stores" in client.request("store/list", timeout=TIMEOUT)
+        # Logs reach stderr through the server's own writer and the client's drainer thread,
+        # neither ordered with stdout: under load the tail may still be empty when the answer
+        # arrives, so wait for it (a failure bound only).
+        deadline = time.monotonic() + TIMEOUT
         tail = client.stderr_text()
+        while "notification failed" not in tail and time.monotonic() < deadline:
+            time.sleep(0.05)
+            tail = client.stderr_text()
         assert "notification failed" in tail
         assert len(tail) <= Client.STDERR_TAIL_BYTES
 
