@@ -43,8 +43,8 @@ struct JSONRecoveringParser {
   /// An array or object whose members are still being read.
   private enum Open {
     case array([JSON])
-    /// `key`: the member whose value is being read.
-    case object(JSONObject, key: String)
+    /// `key`: the member whose value is being read; `seen`: the keys so far, as bytes.
+    case object(JSONObject, key: String, seen: Set<[UInt8]>)
   }
 
   /// Reads one value, iteratively: an explicit stack of open containers instead of recursion,
@@ -69,7 +69,7 @@ struct JSONRecoveringParser {
           offset += 1
           value = .object(JSONObject())
         } else {
-          stack.append(.object(JSONObject(), key: try parseKey()))
+          stack.append(.object(JSONObject(), key: try parseKey(), seen: []))
           continue
         }
       case UInt8(ascii: "["):
@@ -110,23 +110,36 @@ struct JSONRecoveringParser {
           case nil: throw failure(.unexpectedEnd, "']' expected")
           default: throw failure(.syntax, "']' expected")
           }
-        case .object(var object, let key):
-          if object[key] != nil && !allowDuplicateKeys {
-            refuse(
-              .duplicateKey,
-              "duplicate object key \(JSON.string(key).description)\(place); "
-                + "which value was meant is ambiguous")
-            value = .null
+        case .object(var object, let key, var seen):
+          // Keys are the same when their bytes are, as jansson compares them: Swift's `==` on
+          // strings would also join "é" and "e\u{301}" (canonical equivalence), which a 1.5
+          // million-line fuzz run caught.
+          let bytes = Array(key.utf8)
+          if seen.insert(bytes).inserted {
+            object.appendUnindexed(key, value)
+          } else {
+            if !allowDuplicateKeys {
+              refuse(
+                .duplicateKey,
+                "duplicate object key \(JSON.string(key).description)\(place); "
+                  + "which value was meant is ambiguous")
+              value = .null
+            }
+            // The last value wins at the first position, as jansson does.
+            if let position = object.keys.firstIndex(where: { $0.utf8.elementsEqual(bytes) }) {
+              object.setValue(value, at: position)
+            }
           }
-          object.set(key, value)
           path.removeLast()
           skipWhitespace()
           switch next() {
           case UInt8(ascii: ","):
             skipWhitespace()
-            stack.append(.object(object, key: try parseKey()))
+            stack.append(.object(object, key: try parseKey(), seen: seen))
             break closing
-          case UInt8(ascii: "}"): value = .object(object)
+          case UInt8(ascii: "}"):
+            object.reindex()
+            value = .object(object)
           case nil: throw failure(.unexpectedEnd, "'}' expected")
           default: throw failure(.syntax, "'}' expected")
           }

@@ -111,4 +111,12 @@ struct RecoveringParserTests {
       }
     }
   }
+
+  @Test func keysAreComparedByTheirBytesNotByCanonicalEquivalence() throws {
+    // "é" precomposed and "e" + U+0301 are distinct keys to jansson; a 1.5 million-line fuzz run
+    // (seed 20261201) found them refused as a repeated key here.
+    let (value, refused) = try parse(#"{"\u00e9":1,"e\u0301":2,"n":1e400}"#)
+    #expect(refused == [JSONPointer(tokens: ["n"])])
+    #expect(value.objectValue?.count == 3)
+  }
 }
