@@ -50,6 +50,12 @@ import Testing
     #expect(
       refusal(of: ["type": "add", "id": "x", "name": "X", "price": -5], by: feature)?.pointer
         == "/price")
+    // The published schemas allow no other member, and neither does the server (issue 10).
+    #expect(
+      refusal(
+        of: ["type": "add", "id": "x", "name": "X", "price": 5, "colour": "red"], by: feature)?
+        .pointer == "/colour")
+    #expect(refusal(of: ["type": "clearCoupon", "now": true], by: feature)?.pointer == "/now")
   }
 
   @Test func removeTakesTheItemOut() async {
