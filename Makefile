@@ -17,7 +17,7 @@ PREFIX ?= $(HOME)/.local
 export STATESERVER_TESTDATA ?= $(abspath ../shared/testdata)
 
 .PHONY: setup build release run install test swift-test py-test node-test example-test bench \
-	schemas bindings format lint clean
+	fuzz schemas bindings format lint clean
 
 setup:
 	@scripts/setup.sh
@@ -80,6 +80,14 @@ bench: release
 	@export SWIFT_RELEASE_FLAGS="$(RELEASE_FLAGS)"; missed=""; \
 	for b in bench/*/run.sh; do echo "== $$b"; "$$b" || missed="$$missed $$b"; done; \
 	if [ -n "$$missed" ]; then echo "below target or failed:$$missed"; exit 1; fi
+
+# A long seeded fuzz of the release binary (scripts/fuzz.py): every line followed by a probe, every
+# reply checked against the JSON-RPC oracle. `make fuzz N=10000000 SEED=7`; a short run is in the
+# tests (tests/test_robustness_fuzz_script.py).
+N ?= 100000
+SEED ?= 1
+fuzz: release
+	$(PYTHON) scripts/fuzz.py --bin $(BIN) --lines $(N) --seed $(SEED)
 
 # schema/features/*.schema.json, exported from the Swift types through the release binary;
 # tests/test_feature_schemas.py fails when they drift.

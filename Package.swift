@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Layers (ARCHITECTURE.md): a target may import only what its arrow points to.
+// Layers (docs/architecture.md): a target may import only what its arrow points to.
 //   stateserver -> StateServer -> StateKit -> JSON -> CJansson
 //   stateserver -> Features -> StateKit
 //   StateServer -> CSQLite (persistence), CSignals (signal forwarding), CMainQueue

@@ -27,7 +27,7 @@ def test_deep_link_push_pop_and_child_actions():
         server.dispatch("navigation", {"type": "users", "action": {"type": "select", "id": 7}})
         assert server.state("navigation")["users"]["selectedId"] == 7
         expect_refused(server, "navigation",
-                       {"type": "users", "action": {"type": "loaded", "users": []}}, -32602,
+                       {"type": "users", "action": {"type": "loaded", "users": []}}, -32003,
                        "/action/action/type")
         expect_refused(server, "navigation",
                        {"type": "push", "destination": {"screen": "moon"}}, -32602)

@@ -36,6 +36,34 @@ def test_bad_flag_value_is_exit_2(stateserver_bin):
     assert result.returncode == 2 and b"--drain-timeout" in result.stderr
 
 
+# Issue 10, item 8: `--drain-timeout 1e16` crashed with SIGILL; every numeric flag has a range.
+OUT_OF_RANGE = [
+    ("--drain-timeout", "1e16"), ("--drain-timeout", "86401"), ("--drain-timeout", "-1"),
+    ("--drain-timeout", "inf"), ("--drain-timeout", "nan"),
+    ("--max-message-bytes", "0"), ("--max-message-bytes", "-1"),
+    ("--max-message-bytes", "1073741825"), ("--max-message-bytes", "99999999999999999999"),
+    ("--latency", "-5"), ("--latency", "86400001"), ("--latency", "1e3"),
+    ("--fail-rate", "5"), ("--fail-rate", "-0.1"), ("--fail-rate", "nan"),
+    ("--seed", "-1"), ("--seed", "18446744073709551616"),
+]
+
+
+def test_numeric_flags_out_of_range_exit_2_naming_the_flag(stateserver_bin):
+    for flag, value in OUT_OF_RANGE:
+        result = run(stateserver_bin, "--ephemeral", flag, value, input=b"")
+        assert result.returncode == 2, (flag, value, result.returncode, result.stderr)
+        assert flag.encode() in result.stderr and value.encode() in result.stderr, (flag, value)
+        assert result.stdout == b""
+
+
+def test_numeric_flags_at_their_bounds_start(stateserver_bin):
+    for flag, value in [("--drain-timeout", "86400"), ("--drain-timeout", "0"),
+                        ("--max-message-bytes", "1"), ("--max-message-bytes", "1073741824"),
+                        ("--latency", "86400000"), ("--fail-rate", "1")]:
+        result = run(stateserver_bin, "--ephemeral", flag, value, input=b"")
+        assert result.returncode == 0, (flag, value, result.stderr)
+
+
 def test_shell_one_liner_prints_and_exits_zero(stateserver_bin):
     result = run(stateserver_bin, "--ephemeral",
                  input=b'{"jsonrpc":"2.0","id":1,"method":"store/list"}\n')

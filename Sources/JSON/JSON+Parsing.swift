@@ -16,10 +16,13 @@ extension JSON {
   /// Parses one complete JSON text: the entry point for every line the server reads.
   ///
   /// Any value parses at the top level (a scalar line is a well-formed but invalid request, not
-  /// a parse error). `"\u0000"` inside strings survives. Rejected, each with its own
+  /// a parse error). `"\u0000"` inside strings and keys survives. Rejected, each with its own
   /// ``JSONParseError/Kind-swift.enum``: a raw NUL byte anywhere, repeated object keys (unless
   /// `options` contains ``JSONParseOptions/allowDuplicateKeys``), integers outside `Int64`,
-  /// nesting past ``maximumDepth``, invalid UTF-8, lone surrogate escapes, a byte order mark.
+  /// numbers beyond `Double`, nesting past ``maximumDepth``, invalid UTF-8, lone surrogate
+  /// escapes, a byte order mark. For the refused members of otherwise well-formed text (a
+  /// repeated key, a number out of range) the error's ``JSONParseError/refusals`` and
+  /// ``JSONParseError/remainder`` say where they are and what the rest holds.
   ///
   /// ```swift
   /// let line: [UInt8] = Array(#"{"jsonrpc":"2.0","id":1,"method":"store/list"}"#.utf8)
@@ -46,7 +49,17 @@ extension JSON {
       // A NUL at or just past where jansson stopped is the real culprit (it reports a raw
       // NUL inside a string as a control character at the string so far).
       if let nul, nul <= failure.position { throw JSONParseError(nulAt: nul, in: bytes) }
-      throw failure
+      switch failure.kind {
+      case .nulInKey, .duplicateKey, .numberOutOfRange:
+        // Possibly well-formed text jansson cannot hold or refuses: parse it again in Swift,
+        // which keeps a NUL in a key and reads past refused members, so the caller learns
+        // where each one is and can still read the rest (a request's id).
+        if let nul { throw JSONParseError(nulAt: nul, in: bytes) }
+        self = try JSON(recovering: bytes, options: options)
+        return
+      default:
+        throw failure
+      }
     }
     defer { json_decref(root) }
     if let nul { throw JSONParseError(nulAt: nul, in: bytes) }
@@ -75,6 +88,25 @@ extension JSON {
       }
     }
     self = try result.get()
+  }
+
+  /// The value of a text jansson refused, from ``JSONRecoveringParser``: the value itself when
+  /// nothing in it is refused (a NUL in a key), else an error that carries every refused member's
+  /// pointer and the value with `null` in their places.
+  private init(recovering bytes: UnsafeRawBufferPointer, options: JSONParseOptions)
+    throws(JSONParseError)
+  {
+    let (value, refusals) = try JSONRecoveringParser.parse(
+      bytes, allowDuplicateKeys: options.contains(.allowDuplicateKeys))
+    guard let first = refusals.first else {
+      self = value
+      return
+    }
+    var error = JSONRecoveringParser.error(
+      first.member.kind, first.member.reason, position: first.position, in: bytes)
+    error.refusals = refusals.map(\.member)
+    error.remainder = value
+    throw error
   }
 
   /// Copies a jansson tree into a `JSON` value. Strings and keys are read with their length, so

@@ -1,12 +1,15 @@
 struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
   let object: JSONObject
   let decoder: ValueDecoder
+  /// In a strict decode, the keys asked for (see ``KeyLedger``).
+  let asked: KeyLedger.Entry?
 
   var codingPath: [any CodingKey] { decoder.codingPath }
   /// Synthesized enum decoding asks for this on every value, with one key: a plain loop,
   /// because the generic `compactMap` (unspecialized across modules) cost about 3,000
   /// instructions per call.
   var allKeys: [Key] {
+    asked?.askedForAll = true
     var keys: [Key] = []
     keys.reserveCapacity(object.count)
     for position in 0..<object.count {
@@ -15,10 +18,14 @@ struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     return keys
   }
 
-  func contains(_ key: Key) -> Bool { object.position(of: key.stringValue) != nil }
+  func contains(_ key: Key) -> Bool {
+    asked?.ask(key.stringValue)
+    return object.position(of: key.stringValue) != nil
+  }
 
   /// The member at `key`; a missing one is an error whose pointer names it.
   private func member(_ key: Key, expecting expected: String) throws -> JSON {
+    asked?.ask(key.stringValue)
     guard let value = object[key.stringValue] else {
       throw decoder.failure(
         at: key, "required field '\(key.stringValue)' is missing; expected \(expected)")
@@ -28,11 +35,15 @@ struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
   /// The member at `key`, or `nil` when it is missing or null (`decodeIfPresent`).
   private func present(_ key: Key) -> JSON? {
+    asked?.ask(key.stringValue)
     guard let value = object[key.stringValue], !value.isNull else { return nil }
     return value
   }
 
-  func decodeNil(forKey key: Key) throws -> Bool { object[key.stringValue]?.isNull ?? true }
+  func decodeNil(forKey key: Key) throws -> Bool {
+    asked?.ask(key.stringValue)
+    return object[key.stringValue]?.isNull ?? true
+  }
 
   func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
     try decoder.bool(member(key, expecting: "a boolean"), at: key)
@@ -104,7 +115,8 @@ struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
   }
 
   func superDecoder(forKey key: Key) throws -> any Decoder {
-    ValueDecoder(value: object[key.stringValue] ?? .null, parent: decoder, key: key)
+    asked?.ask(key.stringValue)
+    return ValueDecoder(value: object[key.stringValue] ?? .null, parent: decoder, key: key)
   }
 }
 

@@ -18,6 +18,11 @@ public struct JSONDecodingError: Error, Sendable, Equatable, CustomStringConvert
   public var reason: String
 
   /// An error at `pointer` (build one from a coding path with ``pointer(_:)``).
+  /// Set when the value is well-formed but its type refuses it from this sender (a client
+  /// sending a child feature's internal action): the name of what was refused. The server
+  /// answers such an error as a refused action (`-32003`), not as invalid params.
+  public var refusedType: String? = nil
+
   public init(pointer: String, reason: String) {
     self.pointer = pointer
     self.reason = reason

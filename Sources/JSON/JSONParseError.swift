@@ -22,7 +22,8 @@ public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertibl
     case invalidUTF8
     /// A raw NUL byte (0x00) in the input; `"\u0000"` inside a string is fine.
     case nulByte
-    /// An object key containing `\u0000`, which jansson cannot hold.
+    /// An object key containing `\u0000`: jansson cannot hold one, so ``JSON/init(parsing:options:)-(UnsafeRawBufferPointer,_)``
+    /// reads such text again in Swift and never throws this kind.
     case nulInKey
     /// An object has the same key twice (see ``JSONParseOptions/allowDuplicateKeys``).
     case duplicateKey
@@ -45,6 +46,33 @@ public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertibl
   public var position: Int
   /// What was wrong, for a person: "invalid token near 'x'".
   public var reason: String
+
+  /// A member of well-formed text refused for what it holds: a repeated key, a number beyond
+  /// `Int64` or `Double`.
+  public struct Refusal: Sendable, Equatable {
+    /// ``Kind-swift.enum/duplicateKey`` or ``Kind-swift.enum/numberOutOfRange``.
+    public var kind: Kind
+    /// Where the member is, from the root of the text.
+    public var pointer: JSONPointer
+    /// What was wrong, for a person.
+    public var reason: String
+
+    /// A refusal of the member at `pointer`.
+    public init(kind: Kind, pointer: JSONPointer, reason: String) {
+      self.kind = kind
+      self.pointer = pointer
+      self.reason = reason
+    }
+  }
+
+  /// For well-formed text refused for what it holds: every refused member, in text order (the
+  /// error's own kind, location and reason are the first one's). Empty when the text is not
+  /// JSON at all.
+  public var refusals: [Refusal] = []
+  /// The value of that well-formed text with `null` in place of each refused member, so a caller
+  /// can still read the rest (the server reads a request's `id` from it); nil when the text is
+  /// not JSON at all.
+  public var remainder: JSON? = nil
 
   /// An error as the parser reports it; public so tests and fakes can build one.
   public init(kind: Kind, line: Int, column: Int, position: Int, reason: String) {

@@ -1,4 +1,4 @@
-// A patch as a subscriber to one subtree sees it (PROTOCOL.md, `state/patch`): paths stay
+// A patch as a subscriber to one subtree sees it (docs/protocol.md, `state/patch`): paths stay
 // root-relative, operations outside the subtree are left out, and anything that changes the
 // subtree as a whole arrives as one operation on the subscribed path.
 

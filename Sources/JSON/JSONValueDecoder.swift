@@ -19,19 +19,31 @@
 ///   SetQuantity.self, from: ["id": "sku-7", "quantity": 2])
 /// ```
 public struct JSONValueDecoder: Sendable {
-  /// A decoder; it has no settings, so one can be shared freely.
-  public init() {}
+  /// Whether an object member that the type does not read is an error (`unknown field`), at
+  /// its pointer. Off by default (a snapshot written by an older version must still load); the
+  /// server turns it on for actions, whose published schemas allow no other member.
+  public var refusesUnknownKeys: Bool
+
+  /// A decoder; it holds only its settings, so one can be shared freely.
+  public init(refusesUnknownKeys: Bool = false) {
+    self.refusesUnknownKeys = refusesUnknownKeys
+  }
 
   /// Decodes a `T` from `json`, or says where and why it cannot.
   public func decode<T: Decodable>(_ type: T.Type, from json: JSON) throws(JSONDecodingError)
     -> T
   {
-    let decoder = ValueDecoder(value: json, parent: nil, key: nil)
+    let ledger = refusesUnknownKeys ? KeyLedger() : nil
+    let decoder = ValueDecoder(value: json, parent: nil, key: nil, ledger: ledger)
+    let value: T
     do {
-      return try decoder.decodeValue(T.self)
+      value = try decoder.decodeValue(T.self)
     } catch {
+      _ = ledger?.finish()
       throw JSONDecodingError(error, at: [])
     }
+    if let unknown = ledger?.finish() { throw unknown }
+    return value
   }
 }
 
@@ -41,11 +53,14 @@ final class ValueDecoder: Decoder, SingleValueDecodingContainer {
   let value: JSON
   private let parent: ValueDecoder?
   private let key: (any CodingKey)?
+  /// Set for a strict decode (``JSONValueDecoder/refusesUnknownKeys``), shared by the tree.
+  let ledger: KeyLedger?
 
-  init(value: JSON, parent: ValueDecoder?, key: (any CodingKey)?) {
+  init(value: JSON, parent: ValueDecoder?, key: (any CodingKey)?, ledger: KeyLedger? = nil) {
     self.value = value
     self.parent = parent
     self.key = key
+    self.ledger = ledger ?? parent?.ledger
   }
 
   var codingPath: [any CodingKey] {
@@ -197,7 +212,9 @@ final class ValueDecoder: Decoder, SingleValueDecodingContainer {
     guard case .object(let object) = value else {
       throw failure(at: nil, "expected an object, found " + found(value))
     }
-    return KeyedDecodingContainer(ObjectDecodingContainer<Key>(object: object, decoder: self))
+    return KeyedDecodingContainer(
+      ObjectDecodingContainer<Key>(
+        object: object, decoder: self, asked: ledger?.track(object, decoder: self)))
   }
 
   func unkeyedContainer() throws -> any UnkeyedDecodingContainer {

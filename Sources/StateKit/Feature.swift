@@ -49,6 +49,19 @@ public protocol Feature: Sendable {
   /// client gets the error's pointer and reason. The reducer itself never fails.
   func validate(_ action: Action) throws(ActionValidationError)
 
+  /// Checks a state a client supplies (`store/open`'s `state`, merged over ``initialState``)
+  /// with the rules ``validate(_:)`` applies to actions, so no value an action would be refused
+  /// for enters through the initial state. Throw for the first bad field, its pointer from the
+  /// state's root (`/items/0/price`); ``ActionValidationError/within(_:)`` moves an action
+  /// rule's error there. The default accepts every state that decodes.
+  ///
+  /// ```swift
+  /// func validate(state: State) throws(ActionValidationError) {
+  ///   do { try validate(.set(value: state.count)) } catch { throw error.within("/count") }
+  /// }
+  /// ```
+  func validate(state: State) throws(ActionValidationError)
+
   /// Changes the state for one action and returns the effects to run. Must be deterministic
   /// given the state, the action and the reduce's time (`ReduceTime.current`): time travel and
   /// replay reduce recorded actions again. Read the time of day only through an injected clock
@@ -64,6 +77,8 @@ extension Feature {
   public static var isPersistent: Bool { false }
   public static var schemaVersion: Int { 1 }
   public func validate(_ action: Action) throws(ActionValidationError) {}
+  /// Accepts every state that decodes.
+  public func validate(state: State) throws(ActionValidationError) {}
 }
 
 extension Feature where View == State {
@@ -79,5 +94,14 @@ public struct ActionValidationError: Error, Equatable, Sendable {
   public init(pointer: String, reason: String) {
     self.pointer = pointer
     self.reason = reason
+  }
+
+  /// The same error for the same fields found under `prefix`: an action rule applied to a
+  /// part of the state (`/price` of `add` becomes `/items/0/price`). Fields named differently
+  /// in the state are renamed: `within("/latencyMs", for: "/ms")`.
+  public func within(_ prefix: String, for field: String? = nil) -> ActionValidationError {
+    guard let field else { return ActionValidationError(pointer: prefix + pointer, reason: reason) }
+    let rest = pointer.hasPrefix(field) ? String(pointer.dropFirst(field.count)) : pointer
+    return ActionValidationError(pointer: prefix + rest, reason: reason)
   }
 }

@@ -107,6 +107,11 @@ public final class Store<F: Feature>: AnyStore {
         throw .invalid(pointer: "", reason: "the initial state does not encode: \(error)")
       }
       let state = try Self.decodeState(JSON.mergePatch(base, initial), what: "initial state")
+      do {
+        try feature.validate(state: state)
+      } catch {
+        throw .invalid(pointer: error.pointer, reason: error.reason)
+      }
       self.init(feature: feature, id: id, state: state)
     } else {
       self.init(feature: feature, id: id)

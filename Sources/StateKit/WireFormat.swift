@@ -32,9 +32,13 @@ public enum WireFormat {
     }
     fields.removeValue(forKey: "type")
     do {
-      return try JSONValueDecoder().decode(
+      // Strict: the published action schemas allow no other member, so a field the action
+      // does not have is refused at its pointer rather than ignored.
+      return try JSONValueDecoder(refusesUnknownKeys: true).decode(
         Action.self, from: .object(JSONObject([(name, .object(fields))])))
     } catch {
+      // A nested action the type refuses (a child feature's internal action): -32003.
+      if let type = error.refusedType { throw .refused(type: type, reason: error.reason) }
       // Swift's enum decoding fails at the root when no case has this name.
       if error.pointer.isEmpty {
         throw .refused(type: name, reason: "unknown action type \"\(name)\"")

@@ -153,11 +153,27 @@ public enum FlagValue {
     return value
   }
 
-  /// Parses a duration in seconds (`2`, `0.5`).
-  public static func seconds(_ text: String, of flag: String) throws(UsageError) -> Duration {
-    guard let value = Double(text), value >= 0, value.isFinite else {
+  /// Parses an integer within `range`; the message names both bounds.
+  public static func integer(_ text: String, of flag: String, in range: ClosedRange<Int>)
+    throws(UsageError) -> Int
+  {
+    guard let value = Int(text), range.contains(value) else {
       throw UsageError(
-        "option '\(flag)' expects a number of seconds such as 2 or 0.5, got '\(text)'")
+        "option '\(flag)' expects an integer from \(range.lowerBound) to \(range.upperBound), "
+          + "got '\(text)'")
+    }
+    return value
+  }
+
+  /// Parses a duration in seconds (`2`, `0.5`) from 0 to `maximum`: a bound keeps the value
+  /// representable (`1e16` seconds overflowed the milliseconds and crashed, issue 10).
+  public static func seconds(_ text: String, of flag: String, maximum: Double = 86_400)
+    throws(UsageError) -> Duration
+  {
+    guard let value = Double(text), value >= 0, value <= maximum else {
+      throw UsageError(
+        "option '\(flag)' expects a number of seconds from 0 to \(Int(maximum)) such as 2 or 0.5, "
+          + "got '\(text)'")
     }
     return .milliseconds(Int64((value * 1000).rounded()))
   }
@@ -194,14 +210,19 @@ extension ServerOptions {
         value, of: "--log-format", Log.Format.allCases.map(\.rawValue))
       options.logFormat = Log.Format(rawValue: name) ?? .text
     },
-    Flag("--max-message-bytes", value: "N", help: "longest accepted input line (default 16777216)")
-    {
+    // A limit of 0 would refuse every line, and one past 1 GiB is no limit on a machine's
+    // memory: both are mistakes, said at start rather than met at the first request.
+    Flag(
+      "--max-message-bytes", value: "N",
+      help: "longest accepted input line, 1 to 1073741824 (default 16777216)"
+    ) {
       (options, value) throws(UsageError) in
-      options.maxMessageBytes = max(1, try FlagValue.integer(value, of: "--max-message-bytes"))
+      options.maxMessageBytes = try FlagValue.integer(
+        value, of: "--max-message-bytes", in: 1...ServerOptions.maximumMessageBytesLimit)
     },
     Flag(
       "--drain-timeout", value: "SECONDS",
-      help: "how long effects may finish at shutdown (default 2)"
+      help: "how long effects may finish at shutdown, 0 to 86400 (default 2)"
     ) {
       (options, value) throws(UsageError) in
       options.drainTimeout = try FlagValue.seconds(value, of: "--drain-timeout")

@@ -38,14 +38,12 @@ extension Connection {
 
   /// Starts watching a store: at its root when the client subscribes to everything.
   func watch(_ store: any AnyStore) {
-    if subscribesToAll {
-      subscriptions[store.id] = [Subscription(path: .root, version: store.version)]
-    }
+    fanout.opened(store)
   }
 
   /// Forgets a closed store's subscriptions; a client that watched it hears `store/closed`.
   func storeClosed(_ storeID: String, reason: String) {
-    guard subscriptions.removeValue(forKey: storeID)?.isEmpty == false else { return }
+    guard fanout.closed(storeID) else { return }
     let params: JSON = ["store": .string(storeID), "reason": .string(reason)]
     emit(.message(Self.notification("store/closed", params), barriers: [storeID]))
   }

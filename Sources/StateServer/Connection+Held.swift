@@ -20,18 +20,17 @@ extension Connection {
   /// the same subscription's, else the held one is released first. Nothing is queued between
   /// the two, so no barrier is crossed. The weight is left for the output queue to measure
   /// once, when it merges the whole batch.
-  func hold(
-    store: String, path: String, from: UInt64, to: UInt64, operations: [JSON], cause: JSON?
-  ) {
+  func hold(_ notice: PatchNotice) {
+    let (store, path, from, to, operations, cause) = (
+      notice.store, notice.path, notice.from, notice.to, notice.operations, notice.cause
+    )
     // Compared through `heldPatch?`, never a bound copy: a copy would share the operations and make
     // every append copy them all.
     guard heldPatch?.notice.to == from, heldPatch?.notice.path == path,
       heldPatch?.notice.store == store
     else {
       releaseHeld()
-      heldPatch = HeldPatch(
-        notice: PatchNotice(
-          store: store, path: path, from: from, to: to, operations: operations, cause: cause))
+      heldPatch = HeldPatch(notice: notice)
       return
     }
     heldPatch?.notice.to = to

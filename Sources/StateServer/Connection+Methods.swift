@@ -4,25 +4,31 @@ import StateKit
 /// The methods other than `dispatch`: state, subscriptions, stores, discovery, cancellation and
 /// shutdown. Each validates all of its params before changing anything.
 extension Connection {
-  static let protocolVersion: Int64 = 1
+  nonisolated static let protocolVersion: Int64 = 1
 
-  func initialize(_ params: Params) throws(RPCError) -> Outcome {
-    let subscribe = try params.optionalChoice("subscribe", ["all", "none"]) ?? "all"
-    if let client = params.object["client"], client.objectValue == nil {
+  /// Also accepted again later: a repeated `initialize` re-chooses the subscriptions (`subscribe`)
+  /// and answers as the first did, which is how a client switches between watching every store
+  /// and choosing its own.
+  func initialize(_ params: InitializeParams) throws(RPCError) -> Outcome {
+    if let version = params.protocolVersion, version != .null,
+      version != .integer(Self.protocolVersion)
+    {
+      throw RPCError(
+        code: RPCError.invalidParamsCode, message: "Invalid params",
+        data: [
+          "pointer": "/protocolVersion",
+          "reason": .string(
+            "protocol version \(version.description) is not supported; this server speaks "
+              + "version \(Self.protocolVersion)"),
+          "supported": [.integer(Self.protocolVersion)],
+        ])
+    }
+    if let client = params.client, client.objectValue == nil {
       throw .invalidParams(
         pointer: "/client",
         reason: "expected an object {name, version}, got \(client.kindDescription)")
     }
-    subscribesToAll = subscribe == "all"
-    if subscribesToAll {
-      for store in registry.openStores
-      where subscriptions[store.id]?.contains(where: { $0.path.isRoot }) != true {
-        subscriptions[store.id, default: []].append(
-          Subscription(path: .root, version: store.version))
-      }
-    } else {
-      subscriptions = [:]
-    }
+    fanout.subscribeToAll((params.subscribe ?? .all) == .all)
     let features: [JSON] = registry.features.map { feature in
       [
         "name": .string(feature.name), "actions": .array(feature.publicActions.map(JSON.string)),
@@ -39,7 +45,7 @@ extension Connection {
         "stores": .array(registry.openStores.map(Self.summary)),
         "attachedClients": attachedClients,
         "capabilities": [
-          "waits": ["reduced", "settled"], "subscriptionPaths": true, "batches": true,
+          "waits": Wait.names, "subscriptionPaths": true, "batches": true,
           "cancelRequest": true, "coalescing": true,
           "history": .integer(Int64(options.historyLimit)),
           "rewind": .bool(options.historyLimit > 0),
@@ -49,7 +55,7 @@ extension Connection {
       ], barriers: registry.openStores.map(\.id))
   }
 
-  func getState(_ params: Params) throws(RPCError) -> Outcome {
+  func getState(_ params: StateParams) throws(RPCError) -> Outcome {
     let (store, path, state) = try lookUp(params)
     _ = path
     return .result(
@@ -57,33 +63,26 @@ extension Connection {
       barriers: [store.id])
   }
 
-  func subscribe(_ params: Params) throws(RPCError) -> Outcome {
+  func subscribe(_ params: StateParams) throws(RPCError) -> Outcome {
     let (store, path, state) = try lookUp(params)
-    // Patches queued before this response carry older versions; the client's copy starts from
-    // the state in this response, so the subscription's next patch starts from this version.
-    if let existing = subscriptions[store.id]?.first(where: { $0.path == path }) {
-      existing.version = store.version
-      existing.exists = true
-    } else {
-      subscriptions[store.id, default: []].append(Subscription(path: path, version: store.version))
-    }
+    fanout.subscribe(store, at: path)
     return .result(
       ["store": .string(store.id), "version": .integer(Int64(store.version)), "state": state],
       barriers: [store.id])
   }
 
-  func unsubscribe(_ params: Params) throws(RPCError) -> Outcome {
-    let storeID = try params.string("store", "the id of an open store")
-    let path = try params.pointer("path")
+  func unsubscribe(_ params: StateParams) throws(RPCError) -> Outcome {
+    let storeID = params.store
+    let path = params.path.orRoot
     guard registry.store(storeID) != nil else { throw .unknownStore(storeID) }
-    subscriptions[storeID]?.removeAll { $0.path == path }
+    fanout.unsubscribe(storeID, at: path)
     return .result([:])
   }
 
   /// The store and the value at `path` in its published state.
-  private func lookUp(_ params: Params) throws(RPCError) -> (any AnyStore, JSONPointer, JSON) {
-    let storeID = try params.string("store", "the id of an open store")
-    let path = try params.pointer("path")
+  private func lookUp(_ params: StateParams) throws(RPCError) -> (any AnyStore, JSONPointer, JSON) {
+    let storeID = params.store
+    let path = params.path.orRoot
     guard let store = registry.store(storeID) else { throw .unknownStore(storeID) }
     guard let state = path.value(in: store.published) else {
       throw .invalidParams(
@@ -95,12 +94,17 @@ extension Connection {
     return (store, path, state)
   }
 
-  func openStore(_ params: Params) throws(RPCError) -> Outcome {
-    let featureName = try params.string("feature", "the name of a registered feature")
-    let storeID = try params.optionalString("store", "an id for the new store")
-    let initial = try params.optionalObject(
-      "state", "a merge patch over the feature's initial state")
-    let persist = try params.optionalBool("persist") ?? false
+  func openStore(_ params: OpenParams) throws(RPCError) -> Outcome {
+    let featureName = params.feature
+    let storeID = params.store
+    let initial = params.state
+    if let initial, initial.objectValue == nil {
+      throw .invalidParams(
+        pointer: "/state",
+        reason: "expected an object (a merge patch over the feature's initial state), got "
+          + initial.kindDescription)
+    }
+    let persist = params.persist ?? false
     guard let feature = registry.feature(named: featureName) else {
       throw .unknownFeature(featureName)
     }
@@ -113,8 +117,8 @@ extension Connection {
       ], barriers: [store.id])
   }
 
-  func closeStore(_ params: Params) throws(RPCError) -> Outcome {
-    let storeID = try params.string("store", "the id of an open store")
+  func closeStore(_ params: CloseParams) throws(RPCError) -> Outcome {
+    let storeID = params.store
     guard registry.store(storeID) != nil else { throw .unknownStore(storeID) }
     let failure: CommitFailure?
     do {
@@ -125,7 +129,7 @@ extension Connection {
     }
     hub?.storeClosed(storeID, by: self)
     recorder?.closed(storeID)
-    if subscriptions.removeValue(forKey: storeID)?.isEmpty == false {
+    if fanout.closed(storeID) {
       let params: JSON = ["store": .string(storeID), "reason": "closed"]
       emit(.message(Self.notification("store/closed", params), barriers: [storeID]))
     }
@@ -136,11 +140,8 @@ extension Connection {
     return .result([:])
   }
 
-  func cancel(_ params: Params) throws(RPCError) -> Outcome {
-    guard let id = params.object["id"] else {
-      throw .invalidParams(pointer: "/id", reason: "missing; expected the id of a pending request")
-    }
-    for reply in pendingReplies(for: id) { reply.fail(.cancelled) }
+  func cancel(_ params: CancelParams) -> Outcome {
+    for reply in pendingReplies(for: params.id) { reply.fail(.cancelled) }
     return .result([:])
   }
 
@@ -167,18 +168,5 @@ extension Connection {
           JSONObject(feature.eventSchemas.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })),
       ],
     ]
-  }
-
-  /// The operations of `patch` that a subscription to `path` receives (JSONPatch.scoped): ops
-  /// outside the subtree left out, an op on an ancestor sent as one op on `path`.
-  /// `existedBefore` (whether the client's copy has a value at `path`) picks `add`, `replace`
-  /// or `remove` for a change of the subtree as a whole.
-  static func scope(_ patch: [JSON], to path: JSONPointer, in newState: JSON, existedBefore: Bool)
-    -> [JSON]
-  {
-    guard let parsed = try? JSONPatch(json: .array(patch)),
-      let scoped = parsed.scoped(to: path, in: newState, existedBefore: existedBefore)
-    else { return [] }
-    return scoped.operations.map(\.json)
   }
 }

@@ -2,7 +2,7 @@ import JSON
 import StateKit
 
 /// The protocol engine of one client: turns input lines into calls on stores and stores'
-/// publications into output lines, in the order PROTOCOL.md promises.
+/// publications into output lines, in the order docs/protocol.md promises.
 ///
 /// Everything here runs on the main actor, where the stores live, so a whole input batch is
 /// served without a task hop: parse (already done by the reader), validate the envelope, route,
@@ -74,9 +74,8 @@ final class Connection {
   /// ``StdoutWriter/writeDirectly(_:)``); nil: always through the queue.
   var writeDirectly: (@Sendable ([Outgoing]) -> Bool)?
   var phase = Phase.serving
-  /// `initialize`'s `subscribe`: whether every store is watched at its root automatically.
-  var subscribesToAll = true
-  var subscriptions: [String: [Subscription]] = [:]
+  /// What this client watches, and what publications become for it.
+  let fanout: Fanout
   /// Requests answered later, by id, so `$/cancelRequest` can find them.
   var pending: [JSON: [PendingReply]] = [:]
   var shutdownReplies: [PendingReply] = []
@@ -89,6 +88,7 @@ final class Connection {
 
   init(registry: StoreRegistry, output: OutputQueue, options: ServerOptions, log: Log) {
     self.registry = registry
+    self.fanout = Fanout(registry: registry)
     self.output = output
     self.options = options
     self.log = log
@@ -98,15 +98,15 @@ final class Connection {
 
   func receive(_ line: InboundLine) {
     switch line {
-    case .message(.array(let elements)):
-      receiveBatch(elements)
     case .message(let message):
-      switch serve(message) {
-      case .none: break
-      case .some(.now(let line)): emit(line)
-      case .some(.later(let reply)): reply.onResolve = { [weak self] in self?.emit($0) }
-      }
+      receive(message, refusals: [])
     case .malformed(let error):
+      // Well-formed text with refused members (a repeated key, a number out of range) is still
+      // answered request by request, each with its own id when that id is readable.
+      if let remainder = error.remainder {
+        receive(remainder, refusals: error.refusals)
+        return
+      }
       let refusal: RPCError =
         error.kind == .duplicateKey ? .duplicateKey(error) : .parseError(error)
       emit(.failure(id: .null, error: refusal))
@@ -118,16 +118,39 @@ final class Connection {
     }
   }
 
+  /// One parsed line: a message or a batch. `refusals` are the members of the line the parser
+  /// refused, pointed at from the line's root.
+  private func receive(_ message: JSON, refusals: [JSONParseError.Refusal]) {
+    if case .array(let elements) = message, !refusals.contains(where: { $0.pointer.isRoot }) {
+      receiveBatch(elements, refusals: refusals)
+      return
+    }
+    switch serve(message, refusals: refusals) {
+    case .none: break
+    case .some(.now(let line)): emit(line)
+    case .some(.later(let reply)): reply.onResolve = { [weak self] in self?.emit($0) }
+    }
+  }
+
   /// A JSON-RPC batch: one array of responses once every request in it is answered; no line at
   /// all when it held only notifications.
-  private func receiveBatch(_ elements: [JSON]) {
+  private func receiveBatch(_ elements: [JSON], refusals: [JSONParseError.Refusal]) {
     guard !elements.isEmpty else {
       emit(.failure(id: .null, error: .invalidRequest("an empty batch; send at least one request")))
       return
     }
+    // Each element's refusals, pointed at from the element (rare: only when the parser refused
+    // members of the line).
+    var refusalsByElement: [Int: [JSONParseError.Refusal]] = [:]
+    for refusal in refusals {
+      guard let first = refusal.pointer.tokens.first, let index = Int(first) else { continue }
+      var own = refusal
+      own.pointer = JSONPointer(tokens: Array(refusal.pointer.tokens.dropFirst()))
+      refusalsByElement[index, default: []].append(own)
+    }
     let batch = BatchReply()
-    for element in elements {
-      switch serve(element) {
+    for (index, element) in elements.enumerated() {
+      switch serve(element, refusals: refusalsByElement[index] ?? []) {
       case .none: break
       case .some(.now(let line)):
         batch.responses.append(line.json)
@@ -152,7 +175,15 @@ final class Connection {
 
   /// Validates one message's envelope and calls its method. Returns the response (nil for a
   /// notification); a response given as `.later` is written when its reply resolves.
-  private func serve(_ message: JSON) -> Served? {
+  ///
+  /// `refusals`: members the parser refused (pointed at from the message), answered with the
+  /// message's id whenever the id itself is not one of them. One in the envelope makes the
+  /// request invalid; one inside `params` is refused like a bad param, silently for a
+  /// notification.
+  private func serve(_ message: JSON, refusals: [JSONParseError.Refusal] = []) -> Served? {
+    if let refusal = refusals.first(where: { $0.pointer.isRoot || $0.pointer.tokens == ["id"] }) {
+      return .now(.failure(id: .null, error: .refusedMember(refusal)))
+    }
     guard case .object(let request) = message else {
       let reason = "expected a request object, got \(message.kindDescription)"
       return .now(.failure(id: .null, error: .invalidRequest(reason)))
@@ -163,6 +194,9 @@ final class Connection {
     case let other?:
       let reason = "\"id\" must be a string, a number or null, got \(other.kindDescription)"
       return .now(.failure(id: .null, error: .invalidRequest(reason)))
+    }
+    if let refusal = refusals.first(where: { !Self.isInParams($0.pointer) }) {
+      return .now(.failure(id: id ?? .null, error: .refusedMember(refusal)))
     }
     guard request["jsonrpc"] == "2.0" else {
       let reason = "\"jsonrpc\" must be \"2.0\""
@@ -178,7 +212,8 @@ final class Connection {
       let reason = "\"params\" must be an object or an array, got \(other.kindDescription)"
       return .now(.failure(id: id ?? .null, error: .invalidRequest(reason)))
     }
-    do {
+    do throws(RPCError) {
+      if let refusal = refusals.first { throw .refusedParam(refusal) }
       let outcome = try call(method, params: request["params"], id: id)
       guard let id else {
         if case .later(let reply) = outcome { reply.onResolve = nil }
@@ -209,59 +244,42 @@ final class Connection {
     }
   }
 
-  /// Every method `call` routes.
-  static let methods: Set<String> = [
-    "dispatch", "state/get", "state/subscribe", "state/unsubscribe", "store/open", "store/close",
-    "store/list", "features/list", "initialize", "rpc.discover", "$/cancelRequest", "shutdown",
-    "history/get", "store/rewind",
-  ]
+  /// Whether a refused member lies inside `params` (not `params` itself).
+  private static func isInParams(_ pointer: JSONPointer) -> Bool {
+    pointer.tokens.count >= 2 && pointer.tokens[0] == "params"
+  }
 
-  /// Routes a method; every method's params are validated before anything changes.
-  private func call(_ method: String, params: JSON?, id: JSON?) throws(RPCError) -> Outcome {
+  /// Routes a method through ``methods``; every method's params are decoded and validated
+  /// before anything changes.
+  private func call(_ name: String, params: JSON?, id: JSON?) throws(RPCError) -> Outcome {
     // Route before reading params: an unknown method is -32601 whatever its params look like
     // (JSON-RPC's own example calls an unknown `subtract` with array params).
-    guard Self.methods.contains(method) else { throw .methodNotFound(method) }
-    let params = try Params(params)
+    guard let method = Self.methodsByName[name] else { throw .methodNotFound(name) }
     if phase == .serving && output.isBroken {
       // Nobody reads our answers any more: the client is gone, so change nothing more.
       beginShutdown(reason: "stdout closed")
     }
-    if phase == .draining && method != "$/cancelRequest" && method != "shutdown" {
+    if phase == .draining && !method.servedWhileDraining {
+      // Malformed params still get their -32602 first, as before the drain.
+      _ = try RPCMethod.decode(NoParams.self, from: params)
       throw .shuttingDown
     }
-    switch method {
-    case "dispatch": return try dispatch(params, id: id)
-    case "state/get": return try getStateAt(params)
-    case "state/subscribe": return try subscribe(params)
-    case "state/unsubscribe": return try unsubscribe(params)
-    case "store/open": return try openStore(params)
-    case "store/close": return try closeStore(params)
-    case "store/list":
-      return .result(
-        [
-          "stores": .array(registry.openStores.map(Self.summary)),
-          "attachedClients": attachedClients,
-        ])
-    case "features/list": return .result(["features": .array(registry.features.map(Self.describe))])
-    case "initialize": return try initialize(params)
-    case "rpc.discover":
-      return .result(
-        OpenRPC.document(
-          features: registry.features, name: options.name, version: options.version))
-    case "$/cancelRequest": return try cancel(params)
-    case "shutdown": return shutdown(id: id)
-    case "history/get": return try getHistory(params)
-    case "store/rewind": return try rewindStore(params, id: id)
-    default: throw .methodNotFound(method)
-    }
+    return try method.call(self, params, id)
   }
 
   // MARK: The hot path: dispatch
 
-  private func dispatch(_ params: Params, id: JSON?) throws(RPCError) -> Outcome {
-    let storeID = try params.string("store", "the id of an open store")
-    let action = try params.object("action", #"an action such as {"type": "increment"}"#)
-    let wait = try params.optionalChoice("wait", ["reduced", "settled"]) ?? "reduced"
+  func dispatch(_ params: DispatchParams, id: JSON?) throws(RPCError) -> Outcome {
+    let storeID = params.store
+    let action = params.action
+    guard case .object = action else {
+      throw .invalidParams(
+        pointer: "/action",
+        reason:
+          #"expected an object (an action such as {"type": "increment"}), got "#
+          + action.kindDescription)
+    }
+    let wait = params.wait ?? .reduced
     guard let store = registry.store(storeID) else { throw .unknownStore(storeID) }
     let transaction: Transaction
     do {
@@ -270,12 +288,13 @@ final class Connection {
       transaction = try store.send(wire: action, cause: storeCause(id))
     } catch {
       switch error {
-      case .refused(let type, let reason): throw .actionRefused(type: type, reason: reason)
+      case .refused(let type, let reason):
+        throw .actionRefused(type: type, reason: reason, in: action)
       case .invalid(let pointer, let reason):
         throw .invalidParams(pointer: "/action" + pointer, reason: reason)
       }
     }
-    guard wait == "settled", let id else {
+    guard wait == .settled, let id else {
       return .dispatched(store: storeID, version: store.version)
     }
     let reply = PendingReply(id: id)
@@ -288,55 +307,25 @@ final class Connection {
 
   // MARK: Output
 
-  /// Queues a store's publication for every subscription to it, and its events whatever the
-  /// subscriptions; called synchronously by the store while it reduces.
-  ///
-  /// Subscriptions (and `initialize {subscribe: "none"}`) choose which *state* a client
-  /// mirrors. Events are one-off and never replayed, and PROTOCOL.md promises a dispatch's events
-  /// before its response: a client that subscribed to nothing still gets every `store/event`.
+  /// Queues what a store's publication becomes for this client (``Fanout``); called
+  /// synchronously by the store while it reduces, so a dispatch's patch and events are queued
+  /// before its response.
   func publish(_ publication: Publication, of store: any AnyStore) {
-    let changed = publication.to != publication.from
-    if changed || publication.statePatch?.isEmpty == false, role == .owner,
-      registry.isPersistent(publication.store)
+    if publication.to != publication.from || publication.statePatch?.isEmpty == false,
+      role == .owner, registry.isPersistent(publication.store)
     {
       // Once per publication: every connection hears it, the owner records it.
       registry.persistence?.record(publication)
     }
-    let watching = subscriptions[publication.store] ?? []
-    guard !watching.isEmpty || !publication.events.isEmpty else { return }
-    if changed {
-      let cause = clientCause(publication.cause)
-      for subscription in watching {
-        let operations: [JSON]
-        if subscription.path.isRoot {
-          operations = publication.patch
-        } else {
-          operations = Self.scope(
-            publication.patch, to: subscription.path, in: store.published,
-            existedBefore: subscription.exists)
-          subscription.exists = subscription.path.value(in: store.published) != nil
-        }
-        guard !operations.isEmpty else { continue }
-        if mergesHeldPatches {
-          hold(
-            store: publication.store, path: subscription.pathText, from: subscription.version,
-            to: publication.to, operations: operations, cause: cause)
-        } else {
-          queue(
-            .patch(
-              PatchNotice(
-                store: publication.store, path: subscription.pathText,
-                from: subscription.version, to: publication.to, operations: operations,
-                cause: cause)))
-        }
-        subscription.version = publication.to
-      }
-    }
-    if !publication.events.isEmpty { releaseHeld() }
-    for event in publication.events {
-      let params: JSON = ["store": .string(publication.store), "event": event]
-      queue(.message(Self.notification("store/event", params), barriers: [publication.store]))
-    }
+    fanout.lines(
+      for: publication, of: store, cause: clientCause(publication.cause),
+      patch: { notice in
+        if mergesHeldPatches { hold(notice) } else { queue(.patch(notice)) }
+      },
+      event: { line in
+        releaseHeld()  // a barrier: the held patch goes first
+        queue(line)
+      })
     if !inBatch { commit() }
   }
 
@@ -370,33 +359,7 @@ final class Connection {
     uncommittedSizes = []
     uncommittedBytes = 0
     if bytes <= 4096, let writeDirectly, writeDirectly(lines) { return false }
-    return output.append(lines, sizes: sizes) { compact(&$0) }
-  }
-
-  /// Replaces a merged patch's operations by the subscribed value itself once they outweigh it,
-  /// so a stalled client costs at most about one copy of each state it watches.
-  ///
-  /// The queue calls it only for a patch that is still the newest of its subscription: the
-  /// subtree has not changed since the patch's `to` (a root patch's `to` is the store's version;
-  /// a path's subtree may have stayed equal while other parts moved on).
-  private func compact(_ notice: inout PatchNotice) {
-    guard let weight = notice.weight, weight >= 2 * max(notice.checkedWeight, 8),
-      let store = registry.store(notice.store),
-      let path = try? JSONPointer(parsing: notice.path),
-      let value = path.value(in: store.published),
-      !path.isRoot || store.version == notice.to
-    else { return }
-    notice.checkedWeight = weight
-    let size = nodeCount(value, limit: weight)
-    guard size < weight else { return }
-    // The subscribed value itself, as the one operation a subscriber to `path` would get for
-    // a change of the whole subtree (`add` under an object, `replace` of an array element).
-    let whole = JSONPatch([.replace(path: path, value: value)]).scoped(
-      to: path, in: store.published)
-    notice.operations =
-      whole?.operations.map(\.json) ?? [["op": "replace", "path": "", "value": value]]
-    notice.weight = size
-    notice.checkedWeight = size
+    return output.append(lines, sizes: sizes) { fanout.compact(&$0) }
   }
 
   // MARK: Helpers for the methods
@@ -420,9 +383,7 @@ final class Connection {
     store.observer = { [unowned self, unowned store] publication in
       self.publish(publication, of: store)
     }
-    if subscribesToAll {
-      subscriptions[store.id] = [Subscription(path: .root, version: store.version)]
-    }
+    fanout.opened(store)
   }
 
   static func notification(_ method: String, _ params: JSON) -> JSON {

@@ -177,7 +177,7 @@ final class Hub {
     }
     for reply in waiting { reply.fail(.shuttingDown) }
     if storesClosed {
-      for storeID in Array(connection.subscriptions.keys).sorted() {
+      for storeID in Array(connection.fanout.subscriptions.keys).sorted() {
         connection.storeClosed(storeID, reason: "shutdown")
       }
     }
@@ -196,7 +196,7 @@ final class Hub {
     connection.inbox = nil
     connection.pending = [:]
     connection.shutdownReplies = []
-    connection.subscriptions = [:]
+    connection.fanout.subscriptions = [:]
     connections.removeAll { $0 === connection }
     peers[ObjectIdentifier(connection)] = nil
     log.info("client detached", ["reason": reason, "clients": String(peers.count)])

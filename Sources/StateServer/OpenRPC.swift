@@ -24,8 +24,6 @@ enum OpenRPC {
     }
     schemas["action"] = actions.isEmpty ? envelope : ["anyOf": .array(actions)]
     schemas["event"] = events.isEmpty ? envelope : ["anyOf": .array(events)]
-    let storeError = error(RPCError.unknownStoreCode, "Unknown store")
-    let invalid = error(RPCError.invalidParamsCode, "Invalid params")
     return [
       "openrpc": "1.3.2",
       "info": [
@@ -37,120 +35,74 @@ enum OpenRPC {
         {store, reason}.
         """,
       ],
-      "methods": [
-        method(
-          "initialize", "Optional handshake; without it the defaults apply.",
-          [
-            param("protocolVersion", ["type": "integer"]),
-            param(
-              "client", ["type": "object", "properties": ["name": string, "version": string]]),
-            param("subscribe", ["enum": ["all", "none"]]),
-          ], result: ["type": "object"]),
-        method(
-          "dispatch", "Sends an action to a store; the patch and events come before the response.",
-          [
-            param("store", string, required: true),
-            param("action", ["$ref": "#/components/schemas/action"], required: true),
-            param("wait", ["enum": ["reduced", "settled"]]),
-          ], result: storeVersion,
-          errors: [storeError, invalid, error(RPCError.actionRefusedCode, "Action refused")]),
-        method(
-          "state/get",
-          "The published state of a store, or the value at path; with version, as it was then.",
-          [
-            param("store", string, required: true), param("path", string),
-            param("version", ["type": "integer", "minimum": 0]),
-          ], result: stateResult, errors: [storeError, invalid]),
-        method(
-          "history/get",
-          "A store's recent entries (actions, rewinds, effect events) above version since.",
-          [
-            param("store", string, required: true),
-            param("since", ["type": "integer", "minimum": 0]),
-            param("limit", ["type": "integer", "minimum": 0]),
-          ], result: historyResult, errors: [storeError, invalid]),
-        method(
-          "store/rewind",
-          "Makes the state at a past version current as a new version; effects are cancelled.",
-          [
-            param("store", string, required: true),
-            param("version", ["type": "integer", "minimum": 0], required: true),
-          ], result: storeVersion, errors: [storeError, invalid]),
-        method(
-          "state/subscribe", "The state now, then state/patch notifications for it.",
-          [param("store", string, required: true), param("path", string)], result: stateResult,
-          errors: [storeError, invalid]),
-        method(
-          "state/unsubscribe", "Stops the patches of a subscription.",
-          [param("store", string, required: true), param("path", string)], result: empty,
-          errors: [storeError]),
-        method(
-          "store/open", "Opens another store of a feature.",
-          [
-            param("feature", string, required: true), param("store", string),
-            param("state", ["type": "object"]), param("persist", ["type": "boolean"]),
-          ], result: stateResult,
-          errors: [
-            error(RPCError.unknownFeatureCode, "Unknown feature"),
-            error(RPCError.storeExistsCode, "Store already exists"), invalid,
-          ]),
-        method(
-          "store/close", "Closes a store; its effects are cancelled.",
-          [param("store", string, required: true)], result: empty, errors: [storeError]),
-        method("store/list", "The open stores.", [], result: ["type": "object"]),
-        method(
-          "features/list", "The registered features and their schemas.", [],
-          result: ["type": "object"]),
-        method("rpc.discover", "This document.", [], result: ["type": "object"]),
-        method(
-          "$/cancelRequest", "Cancels a pending request (a notification).",
-          [param("id", ["type": ["string", "number", "null"]], required: true)], result: empty),
-        method(
-          "shutdown", "Drains effects, writes everything pending, then exits.", [], result: empty),
-      ],
+      "methods": .array(Connection.methods.map(\.openRPC)),
       "components": ["schemas": .object(schemas)],
     ]
   }
 
-  private static let string: JSON = ["type": "string"]
-  private static let empty: JSON = ["type": "object", "maxProperties": 0]
+  static let anyObject: JSON = ["type": "object"]
+  /// The schema of most params.
+  static let string: JSON = ["type": "string"]
+  static let empty: JSON = ["type": "object", "maxProperties": 0]
   private static let envelope: JSON = [
     "type": "object", "required": ["type"], "properties": ["type": ["type": "string"]],
   ]
-  private static let storeVersion: JSON = [
+  static let storeVersion: JSON = [
     "type": "object", "required": ["store", "version"],
     "properties": ["store": ["type": "string"], "version": ["type": "integer", "minimum": 0]],
   ]
-  private static let historyResult: JSON = [
+  static let historyResult: JSON = [
     "type": "object", "required": ["store", "first", "version", "entries"],
     "properties": [
       "store": ["type": "string"], "first": ["type": "integer", "minimum": 0],
       "version": ["type": "integer", "minimum": 0], "entries": ["type": "array"],
     ],
   ]
-  private static let stateResult: JSON = [
+  static let stateResult: JSON = [
     "type": "object", "required": ["store", "version", "state"],
     "properties": [
       "store": ["type": "string"], "version": ["type": "integer", "minimum": 0], "state": true,
     ],
   ]
 
-  private static func method(
-    _ name: String, _ summary: String, _ params: [JSON], result: JSON, errors: [JSON] = []
+  /// An OpenRPC method object.
+  static func method(
+    _ name: String, _ summary: String, _ params: [Param], result: JSON, errors: [ErrorEntry] = []
   ) -> JSON {
     var object: JSONObject = [
       "name": .string(name), "summary": .string(summary), "paramStructure": "by-name",
-      "params": .array(params), "result": ["name": "result", "schema": result],
+      "params": .array(params.map(\.json)), "result": ["name": "result", "schema": result],
     ]
-    if !errors.isEmpty { object["errors"] = .array(errors) }
+    if !errors.isEmpty { object["errors"] = .array(errors.map(\.json)) }
     return .object(object)
   }
 
-  private static func param(_ name: String, _ schema: JSON, required: Bool = false) -> JSON {
-    ["name": .string(name), "schema": schema, "required": .bool(required)]
+  /// An OpenRPC content descriptor of one param.
+  struct Param: Sendable {
+    let json: JSON
+
+    init(_ name: String, _ schema: JSON, required: Bool = false) {
+      json = ["name": .string(name), "schema": schema, "required": .bool(required)]
+    }
+
+    /// `store` (required) and `path`, the params of the `state/` methods.
+    static let storeAndPath: [Param] = [
+      .init("store", OpenRPC.string, required: true), .init("path", OpenRPC.string),
+    ]
   }
 
-  private static func error(_ code: Int, _ message: String) -> JSON {
-    ["code": .integer(Int64(code)), "message": .string(message)]
+  /// An OpenRPC error object: a code of ``RPCError`` and its message.
+  struct ErrorEntry: Sendable {
+    let json: JSON
+
+    init(_ code: Int, _ message: String) {
+      json = ["code": .integer(Int64(code)), "message": .string(message)]
+    }
+
+    static let unknownStore = ErrorEntry(RPCError.unknownStoreCode, "Unknown store")
+    static let unknownFeature = ErrorEntry(RPCError.unknownFeatureCode, "Unknown feature")
+    static let storeExists = ErrorEntry(RPCError.storeExistsCode, "Store already exists")
+    static let invalidParams = ErrorEntry(RPCError.invalidParamsCode, "Invalid params")
+    static let actionRefused = ErrorEntry(RPCError.actionRefusedCode, "Action refused")
   }
 }

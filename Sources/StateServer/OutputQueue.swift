@@ -7,7 +7,7 @@ import JSON
 /// Then a patch merges into the queued patch of the same subscription, provided no barrier of
 /// its store (an event, `store/closed`, a response carrying state) lies between them: its
 /// `from` stays, its `to` moves on, operations are concatenated. Moving a patch earlier keeps
-/// every promise of PROTOCOL.md: it still precedes the responses of the actions that caused it,
+/// every promise of docs/protocol.md: it still precedes the responses of the actions that caused it,
 /// and it never crosses an event of its store. Patches are only merged into lines committed
 /// earlier, never within one commit, so a client that keeps up sees one patch per change.
 ///

@@ -2,6 +2,10 @@ import JSON
 
 /// The `params` of a request, read member by member; a missing or mistyped member is an
 /// `-32602` whose pointer names it and whose reason says what was expected.
+///
+/// Methods declare a `Decodable` params type instead (``RPCMethod``); this stays so that a
+/// method written against it (in a branch made before the method table) moves into
+/// ``Connection/methods`` unchanged: `RPCMethod("history/get", Params.self, ...)`.
 struct Params {
   let object: JSONObject
 
@@ -78,5 +82,18 @@ struct Params {
     } catch {
       throw .invalidParams(pointer: "/\(key)", reason: error.reason)
     }
+  }
+}
+
+extension Params: Decodable {
+  /// The params object as a whole; ``RPCMethod`` has already refused params that are not one.
+  init(from decoder: any Decoder) throws {
+    let value = try JSON(from: decoder)
+    guard case .object(let object) = value else {
+      throw JSONDecodingError(
+        pointer: JSONDecodingError.pointer(decoder.codingPath),
+        reason: "expected the params as an object, got \(value.kindDescription)")
+    }
+    self.object = object
   }
 }

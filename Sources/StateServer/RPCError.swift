@@ -1,13 +1,13 @@
 import JSON
 
-/// A JSON-RPC error the client receives: a code from PROTOCOL.md, a message for a person and
+/// A JSON-RPC error the client receives: a code from docs/protocol.md, a message for a person and
 /// `data` saying what was wrong and what would have been right.
 ///
 /// ```swift
 /// throw RPCError.invalidParams(pointer: "/action/quantity", reason: "expected an integer")
 /// ```
 public struct RPCError: Error, Sendable, Equatable {
-  /// One of the codes below (PROTOCOL.md, Errors).
+  /// One of the codes below (docs/protocol.md, Errors).
   public var code: Int
   /// A short fixed text for the code.
   public var message: String
@@ -30,7 +30,7 @@ public struct RPCError: Error, Sendable, Equatable {
   }
 }
 
-/// The codes of PROTOCOL.md: JSON-RPC's standard ones, then the server's.
+/// The codes of docs/protocol.md: JSON-RPC's standard ones, then the server's.
 extension RPCError {
   /// The line is not JSON.
   public static let parseErrorCode = -32700
@@ -74,6 +74,24 @@ extension RPCError {
         "line": .integer(Int64(error.line)), "column": .integer(Int64(error.column)),
         "position": .integer(Int64(error.position)), "reason": .string(error.reason),
       ])
+  }
+
+  /// A member of well-formed JSON the parser refused (a repeated key, a number beyond 64-bit
+  /// integers or doubles) in a request's envelope; `pointer` is from the request's root.
+  static func refusedMember(_ refusal: JSONParseError.Refusal) -> RPCError {
+    let what = refusal.kind == .duplicateKey ? "duplicate key" : "number out of range"
+    return RPCError(
+      code: invalidRequestCode, message: "Invalid Request: \(what)",
+      data: ["pointer": .string(refusal.pointer.description), "reason": .string(refusal.reason)])
+  }
+
+  /// A refused member inside `params`: a number out of range is an invalid param (pointer from
+  /// the params' root, as for every -32602); a repeated key stays an ambiguous request (-32600,
+  /// pointer from the request's root).
+  static func refusedParam(_ refusal: JSONParseError.Refusal) -> RPCError {
+    guard refusal.kind == .numberOutOfRange else { return refusedMember(refusal) }
+    let inParams = JSONPointer(tokens: Array(refusal.pointer.tokens.dropFirst()))
+    return invalidParams(pointer: inParams.description, reason: refusal.reason)
   }
 
   static func invalidRequest(_ reason: String) -> RPCError {
@@ -128,10 +146,30 @@ extension RPCError {
       ])
   }
 
-  static func actionRefused(type: String, reason: String) -> RPCError {
+  /// `pointer`: the refused `type` member, `/action/type`, or deeper for a child feature's action
+  /// carried inside a parent's (`/action/action/type`).
+  static func actionRefused(type: String, reason: String, pointer: String = "/action/type")
+    -> RPCError
+  {
     RPCError(
       code: actionRefusedCode, message: "Action refused",
-      data: ["pointer": "/action/type", "type": .string(type), "reason": .string(reason)])
+      data: ["pointer": .string(pointer), "type": .string(type), "reason": .string(reason)])
+  }
+
+  /// The refusal of `type` inside the wire `action`: pointed at the outermost `type` member
+  /// naming it (the action's own, or a child's action inside a parent's).
+  static func actionRefused(type: String, reason: String, in action: JSON) -> RPCError {
+    func find(_ value: JSON, _ path: JSONPointer) -> JSONPointer? {
+      guard case .object(let object) = value else { return nil }
+      if object["type"] == .string(type) { return path.appending("type") }
+      for (key, member) in object.members where key != "type" {
+        if let deeper = find(member, path.appending(key)) { return deeper }
+      }
+      return nil
+    }
+    let pointer =
+      find(action, JSONPointer(tokens: ["action"])) ?? JSONPointer(tokens: ["action", "type"])
+    return actionRefused(type: type, reason: reason, pointer: pointer.description)
   }
 
   static func storeExists(_ store: String) -> RPCError {

@@ -8,9 +8,9 @@ import StateKit
   import Darwin
 #endif
 
-/// The stateserver runtime: serves the protocol on stdin/stdout for the given features until the
-/// input ends, `shutdown` arrives, stdout closes or SIGTERM/SIGINT/SIGHUP, then exits 0 after
-/// draining.
+/// The stateserver runtime: serves the protocol (docs/protocol.md) on stdin/stdout for the given
+/// features until the input ends, `shutdown` arrives, stdout closes or SIGTERM/SIGINT/SIGHUP,
+/// then exits 0 after draining.
 ///
 /// Three threads meet through two queues: a reader thread splits and parses stdin (``Inbox``),
 /// the main actor reduces actions and builds replies (``Connection``), a writer thread encodes

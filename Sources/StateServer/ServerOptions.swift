@@ -14,6 +14,8 @@ public struct ServerOptions: Sendable {
   public var logFormat = Log.Format.text
   /// A longer input line is skipped without being held in memory and answered `-32600`.
   public var maxMessageBytes = 16 << 20
+  /// The largest `maxMessageBytes` the command line accepts (1 GiB).
+  public static let maximumMessageBytesLimit = 1 << 30
   /// How long effects in flight may run once shutdown begins before they are cancelled.
   public var drainTimeout = Duration.seconds(2)
   /// Queued responses and events (not patches, which merge) past which reading stdin pauses

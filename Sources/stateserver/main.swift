@@ -26,9 +26,12 @@ let flags = [
     }
     options.seed = seed
   },
-  Flag<Options>("--latency", value: "MS", help: "simulated backend latency (default 50)") {
+  // Up to a day: tests hold requests in flight with latencies past what `setLatency` allows.
+  Flag<Options>(
+    "--latency", value: "MS", help: "simulated backend latency, 0 to 86400000 (default 50)"
+  ) {
     (options, value) throws(UsageError) in
-    options.latencyMs = try FlagValue.integer(value, of: "--latency")
+    options.latencyMs = try FlagValue.integer(value, of: "--latency", in: 0...86_400_000)
   },
   Flag<Options>("--fail-rate", value: "P", help: "share of backend calls that fail, 0 to 1") {
     (options, value) throws(UsageError) in

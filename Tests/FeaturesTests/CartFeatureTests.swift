@@ -52,6 +52,11 @@ import Testing
     refusals.send(
       wire: ["type": "add", "id": "x", "name": "X", "price": -5], refusedWith: -32602,
       pointer: "/price")
+    // The published schemas allow no other member, and neither does the server (issue 10).
+    refusals.send(
+      wire: ["type": "add", "id": "x", "name": "X", "price": 5, "colour": "red"],
+      refusedWith: -32602, pointer: "/colour")
+    refusals.send(wire: ["type": "clearCoupon", "now": true], refusedWith: -32602, pointer: "/now")
   }
 
   @Test func removeTakesTheItemOut() async {

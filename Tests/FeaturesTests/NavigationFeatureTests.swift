@@ -132,9 +132,9 @@ import Testing
       try store.send(wire: ["type": "users", "action": ["type": "select", "id": 1]], cause: nil)
     }
     let refusals = TestStore(feature: feature)
+    // A child's internal action is refused as any internal action is (-32003), not invalid.
     refusals.send(
-      wire: ["type": "users", "action": ["type": "loaded", "users": []]], refusedWith: -32602,
-      pointer: "/action/type")
+      wire: ["type": "users", "action": ["type": "loaded", "users": []]], refusedWith: -32003)
     refusals.send(
       wire: ["type": "users", "action": ["type": "select", "id": "x"]], refusedWith: -32602,
       pointer: "/action/id")

@@ -73,6 +73,21 @@ public struct BackendFeature: Feature {
     }
   }
 
+  /// A supplied status obeys the rules of `setLatency` and `setFailRate`, except for a value left
+  /// as the command line set it (`--latency` may exceed what a client may set, for tests).
+  public func validate(state: State) throws(ActionValidationError) {
+    do {
+      if state.latencyMs != initial.latencyMs { try validate(.setLatency(ms: state.latencyMs)) }
+    } catch {
+      throw error.within("/latencyMs", for: "/ms")
+    }
+    do {
+      if state.failRate != initial.failRate { try validate(.setFailRate(rate: state.failRate)) }
+    } catch {
+      throw error.within("/failRate", for: "/rate")
+    }
+  }
+
   public func reduce(into state: inout State, action: Action) -> Effect<Action, Event> {
     switch action {
     case .setOnline(let online):

@@ -113,6 +113,18 @@ public struct CartFeature: Feature {
     }
   }
 
+  /// A supplied cart obeys, item by item, the rules of `add` and `setQuantity`.
+  public func validate(state: State) throws(ActionValidationError) {
+    for (index, item) in state.items.enumerated() {
+      do {
+        try validate(.add(id: item.id, name: item.name, price: item.price))
+        try validate(.setQuantity(id: item.id, quantity: item.quantity))
+      } catch {
+        throw error.within("/items/\(index)")
+      }
+    }
+  }
+
   public func reduce(into state: inout State, action: Action) -> Effect<Action, Event> {
     switch action {
     case .add(let id, let name, let price):

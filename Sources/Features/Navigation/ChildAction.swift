@@ -24,8 +24,10 @@ public struct ChildAction<Child: Feature>: Codable, Sendable {
     do {
       action = try WireFormat.decodeAction(
         Child.Action.self, from: wire, allowed: Set(Child.publicActions))
-    } catch .refused(_, let reason) {
-      throw JSONDecodingError(pointer: prefix + "/type", reason: reason)
+    } catch .refused(let type, let reason) {
+      var error = JSONDecodingError(pointer: prefix + "/type", reason: reason)
+      error.refusedType = type
+      throw error
     } catch .invalid(let pointer, let reason) {
       throw JSONDecodingError(pointer: prefix + pointer, reason: reason)
     }

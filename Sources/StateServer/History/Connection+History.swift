@@ -59,12 +59,10 @@ extension Connection {
   }
 
   /// `state/get {store, version, path?}`: the published state as it was at `version`.
-  func getStateAt(_ params: Params) throws(RPCError) -> Outcome {
-    let storeID = try params.string("store", "the id of an open store")
-    let path = try params.pointer("path")
-    guard let version = try params.optionalVersion("version") else {
-      return try getState(params)
-    }
+  func getStateAt(_ params: StateAtParams) throws(RPCError) -> Outcome {
+    guard let version = params.version else { return try getState(params.current) }
+    let storeID = params.store
+    let path = params.path.orRoot
     guard let store = registry.store(storeID) else { throw .unknownStore(storeID) }
     let state: JSON
     do {

@@ -1,0 +1,65 @@
+import JSON
+
+/// One method of the protocol, declared once: its name, its params type (decoded by the JSON
+/// layer's own decoder, so a missing or mistyped member is a `-32602` whose pointer names it),
+/// what it does, and how `rpc.discover` describes it. ``Connection/methods`` lists them all;
+/// routing, the draining rule and the OpenRPC document read that list and nothing else.
+///
+/// ```swift
+/// RPCMethod(
+///   "state/get", StateParams.self, summary: "The published state of a store.",
+///   params: [.init("store", .string, required: true), .init("path", .string)],
+///   result: OpenRPC.stateResult, errors: [.unknownStore, .invalidParams]
+/// ) { connection, params, _ throws(RPCError) in try connection.getState(params) }
+/// ```
+struct RPCMethod: Sendable {
+  /// What a client writes in `method`.
+  let name: String
+  /// Whether it is served while the server drains; every other method answers `-32010` then.
+  let servedWhileDraining: Bool
+  /// The OpenRPC method object `rpc.discover` lists.
+  let openRPC: JSON
+  /// Decodes the params and runs the method; `id` is nil for a notification.
+  let call:
+    @MainActor @Sendable (Connection, _ params: JSON?, _ id: JSON?) throws(RPCError)
+      -> Connection.Outcome
+
+  /// A method whose params decode as `Params`; the handler gets them decoded.
+  init<Params: Decodable>(
+    _ name: String, _ params: Params.Type, servedWhileDraining: Bool = false,
+    summary: String, params parameters: [OpenRPC.Param] = [], result: JSON = OpenRPC.anyObject,
+    errors: [OpenRPC.ErrorEntry] = [],
+    handler:
+      @escaping @MainActor @Sendable (Connection, Params, _ id: JSON?) throws(RPCError)
+      -> Connection.Outcome
+  ) {
+    self.name = name
+    self.servedWhileDraining = servedWhileDraining
+    self.openRPC = OpenRPC.method(
+      name, summary, parameters, result: result, errors: errors)
+    self.call = { connection, raw, id throws(RPCError) in
+      try handler(connection, try Self.decode(Params.self, from: raw), id)
+    }
+  }
+
+  /// Params given as an array are refused (every method takes named members); absent or null
+  /// params decode as an empty object.
+  static func decode<Params: Decodable>(_ type: Params.Type, from raw: JSON?) throws(RPCError)
+    -> Params
+  {
+    let object: JSON
+    switch raw {
+    case nil, .null?: object = .object(JSONObject())
+    case .object?: object = raw ?? .null
+    case let other?:
+      throw .invalidParams(
+        pointer: "",
+        reason: "expected the params as an object of named members, got \(other.kindDescription)")
+    }
+    do {
+      return try JSONValueDecoder().decode(Params.self, from: object)
+    } catch {
+      throw .invalidParams(pointer: error.pointer, reason: error.reason)
+    }
+  }
+}
