@@ -1,5 +1,5 @@
 import CSQLite
-import Foundation
+import FoundationEssentials
 
 /// The SQLite database holding every persistent store's snapshot, one row per store.
 ///
@@ -46,7 +46,7 @@ final class SnapshotDatabase {
       path = nil
       return
     }
-    let path = (directory as NSString).appendingPathComponent(Self.fileName)
+    let path = FilePath.join(directory, Self.fileName)
     do {
       try FileManager.default.createDirectory(
         atPath: directory, withIntermediateDirectories: true)
@@ -122,7 +122,7 @@ final class SnapshotDatabase {
     let style = Date.ISO8601FormatStyle(timeZone: .gmt)
     let text = Date().formatted(style)
     return compact
-      ? text.replacingOccurrences(of: "-", with: "").replacingOccurrences(of: ":", with: "") : text
+      ? text.filter { $0 != "-" && $0 != ":" } : text
   }
 
   // MARK: Rows
