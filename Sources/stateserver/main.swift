@@ -1,8 +1,12 @@
 // The stateserver executable: the server's command line and the reference features.
 import CStartupSignals
 import Features
-import Foundation
+import FoundationEssentials
 import StateServer
+
+#if canImport(Glibc)
+  import Glibc
+#endif
 
 /// The server's options plus the simulated backend's.
 struct Options: Sendable {
@@ -71,7 +75,7 @@ if CommandLine.arguments.dropFirst().first == "attach" {
 // `stateserver replay FILE`: replays a recording made with `--record` against these features.
 if CommandLine.arguments.count > 1 && CommandLine.arguments[1] == "replay" {
   guard CommandLine.arguments.count == 3 else {
-    FileHandle.standardError.write(Data("usage: stateserver replay FILE\n".utf8))
+    StandardStream.writeAll("usage: stateserver replay FILE\n", to: 2)
     exit(2)
   }
   let clock = ContinuousClock()
@@ -83,10 +87,10 @@ if CommandLine.arguments.count > 1 && CommandLine.arguments[1] == "replay" {
 
 switch interface.parse(CommandLine.arguments.dropFirst(), into: Options()) {
 case .print(let text):
-  FileHandle.standardOutput.write(Data(text.utf8))
+  StandardStream.writeAll(text, to: 1)
   exit(0)
 case .usageError(let message):
-  FileHandle.standardError.write(Data(message.utf8))
+  StandardStream.writeAll(message, to: 2)
   exit(2)
 case .run(let options):
   let clock = ContinuousClock()
