@@ -108,7 +108,7 @@ case .run(let options):
     do {
       lock = try DirectoryLock(directory: stateDirectory)
     } catch  where error.isHeld {
-      FileHandle.standardError.write(Data("stateserver: \(error.description)\n".utf8))
+      StandardStream.writeAll("stateserver: \(error.description)\n", to: 2)
       exit(2)
     } catch {
       options.server.log.warning(error.description)

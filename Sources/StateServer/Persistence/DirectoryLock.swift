@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
   import Glibc
@@ -33,7 +33,7 @@ public final class DirectoryLock: Sendable {
 
   /// Takes the lock of `directory` (created if missing), or throws naming the holder.
   public init(directory: String) throws(Failure) {
-    let path = (directory as NSString).appendingPathComponent(Self.fileName)
+    let path = FilePath.join(directory, Self.fileName)
     do {
       try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     } catch {
