@@ -34,6 +34,22 @@ public protocol AnyStore: AnyObject {
 
   /// Cancels every effect; no effect outlives its store. Idempotent.
   func close()
+
+  // History (StoreHistory.swift; defaults in AnyStore+History.swift say "none").
+
+  /// Keeps the last `limit` entries and reports each entry and effect event to `sink`.
+  func startHistory(limit: Int, sink: (@MainActor (HistoryRecord) -> Void)?)
+  /// The oldest version history can still produce; nil when it keeps none.
+  var firstHeldVersion: UInt64? { get }
+  /// Entries with a version above `since`, oldest first, about `limit` of them.
+  func historyEntries(since: UInt64?, limit: Int) -> [HistoryEntry]
+  /// The published view as it was at `version`.
+  func published(at version: UInt64) throws(HistoryError) -> JSON
+  /// Makes the state at `version` current as a new version; returns that version.
+  @discardableResult
+  func rewind(to version: UInt64, cause: JSON?) throws(HistoryError) -> UInt64
+  /// Reduces a recorded action at its recorded time, without effects; returns the patch.
+  func replay(wire action: JSON, at: Int64) throws(ActionError) -> [JSON]
 }
 
 /// What one reduced action changed, ready for the wire.

@@ -49,6 +49,11 @@ public protocol Feature: Sendable {
   /// client gets the error's pointer and reason. The reducer itself never fails.
   func validate(_ action: Action) throws(ActionValidationError)
 
+  /// Changes the state for one action and returns the effects to run. Must be deterministic
+  /// given the state, the action and the reduce's time (`ReduceTime.current`): time travel and
+  /// replay reduce recorded actions again. Read the time of day only through an injected clock
+  /// that follows `ReduceTime` (the reference app's `WallClock`), never `Date()`; get random
+  /// values in an effect and send them back in an action.
   func reduce(into state: inout State, action: Action) -> Effect<Action, Event>
 
   func view(of state: State) -> View

@@ -6,12 +6,19 @@ struct EffectContext {
   var transaction: Transaction
   var cause: JSON?
   var ids: [EffectID] = []
+  /// The store's generation when the client's action arrived (see `Store.generation`).
+  var generation: UInt64 = 0
+  /// The history entry of the action whose reduce started the effect (nil without history).
+  var origin: UInt64?
 }
 
 struct RunningEffect {
   var task: Task<Void, Never>
   var ids: [EffectID]
   var transaction: Transaction
+  /// Its life so far, when the store keeps history.
+  var life: EffectLife?
+  var started: ContinuousClock.Instant?
 }
 
 /// The effect interpreter. Everything here runs on the main actor, so the bookkeeping needs
@@ -21,6 +28,8 @@ extension Store {
   @discardableResult
   func start(_ effect: Effect<F.Action, F.Event>, in context: EffectContext) -> [Task<Void, Never>]
   {
+    // An effect of a generation a rewind cancelled starts nothing more.
+    guard context.generation == generation else { return [] }
     switch effect.node {
     case .none:
       return []
@@ -36,23 +45,25 @@ extension Store {
       return []
     case .run(let priority, let operation, let handler):
       return [
-        spawn(priority: priority, in: context) { [weak self] in
+        spawn(priority: priority, in: context, kind: "run") { [weak self] in
           let send = Send<F.Action> { action in
             self?.enqueue(action, context, fromEffect: true)
           }
           // A task cancelled before it first ran never starts its work.
-          guard !Task.isCancelled else { return }
+          guard !Task.isCancelled else { return false }
           do {
             try await operation(send)
           } catch {
             // Cancellation is how the newest request wins, never a failure to report.
-            if error is CancellationError || Task.isCancelled { return }
+            if error is CancellationError || Task.isCancelled { return false }
             if let handler {
               await handler(error, send)
             } else {
               report("an effect of \(F.name) threw \(error) and has no catch handler")
             }
+            return true
           }
+          return false
         }
       ]
     case .cancel(let id):
@@ -71,14 +82,15 @@ extension Store {
       var innerContext = context
       innerContext.ids.append(id)
       return [
-        spawn(priority: nil, in: innerContext) { [weak self] in
+        spawn(priority: nil, in: innerContext, kind: "debounce") { [weak self] in
           do {
             try await sleep(on: clock, for: duration)
           } catch {
-            return
+            return false
           }
-          guard let self, !Task.isCancelled else { return }
+          guard let self, !Task.isCancelled else { return false }
           await self.run(inner, in: innerContext)
+          return false
         }
       ]
     case .merge(let effects):
@@ -92,13 +104,14 @@ extension Store {
         guard tasks.isEmpty else {
           let rest = effects[(index + 1)...]
           return [
-            spawn(priority: nil, in: context) { [weak self] in
-              guard let self else { return }
+            spawn(priority: nil, in: context, kind: "concatenate") { [weak self] in
+              guard let self else { return false }
               await self.waitFor(tasks)
               for effect in rest {
-                guard !Task.isCancelled else { return }
+                guard !Task.isCancelled else { return false }
                 await self.run(effect, in: context)
               }
+              return false
             }
           ]
         }
@@ -110,7 +123,10 @@ extension Store {
   /// Starts `effect` from inside a task, publishes what it emitted, and waits for it.
   private func run(_ effect: Effect<F.Action, F.Event>, in context: EffectContext) async {
     let tasks = start(effect, in: context)
-    if !pendingEvents.isEmpty { publish(cause: context.cause) }
+    if !pendingEvents.isEmpty {
+      let publication = publish(cause: context.cause)
+      if history != nil, let publication { recordEvents(publication, context) }
+    }
     await waitFor(tasks)
   }
 
@@ -122,9 +138,11 @@ extension Store {
     activity.began()
   }
 
+  /// Starts an effect task; `body` returns whether the effect failed (threw an error other
+  /// than cancellation).
   private func spawn(
-    priority: TaskPriority?, in context: EffectContext,
-    _ body: @escaping @MainActor () async -> Void
+    priority: TaskPriority?, in context: EffectContext, kind: String,
+    _ body: @escaping @MainActor () async -> Bool
   ) -> Task<Void, Never> {
     nextEffectKey += 1
     let key = nextEffectKey
@@ -133,18 +151,22 @@ extension Store {
     let activity = self.activity
     activity.began()
     let task = Task(priority: priority) { [weak self] in
-      await EffectActivity.$current.withValue(activity) { await body() }
+      let failed = await EffectActivity.$current.withValue(activity) { await body() }
       activity.ended()
-      self?.finished(key)
+      self?.finished(key, failed: failed, cancelled: Task.isCancelled)
     }
     running[key] = RunningEffect(task: task, ids: context.ids, transaction: context.transaction)
+    if history != nil { effectStarted(key, kind: kind, context) }
     for id in context.ids { effectsByID[id, default: []].insert(key) }
     liveEffects[context.transaction, default: 0] += 1
     return task
   }
 
-  private func finished(_ key: UInt64) {
+  private func finished(_ key: UInt64, failed: Bool, cancelled: Bool) {
     guard let effect = running.removeValue(forKey: key) else { return }
+    if let life = effect.life {
+      effectEnded(life, started: effect.started, failed: failed, cancelled: cancelled)
+    }
     for id in effect.ids {
       effectsByID[id]?.remove(key)
       if effectsByID[id]?.isEmpty == true { effectsByID[id] = nil }

@@ -22,7 +22,7 @@ public final class Store<F: Feature>: AnyStore {
   public let feature: F
   /// The private state. The store holds the only reference to its storage while reducing,
   /// so a reducer editing one element of a large collection edits it in place.
-  public private(set) var state: F.State
+  public internal(set) var state: F.State
   /// 0 for a new store; raised by one for each reduced action that changed the view.
   public private(set) var version: UInt64
   /// Called with every publication, before `send` returns (see `AnyStore`).
@@ -41,6 +41,13 @@ public final class Store<F: Feature>: AnyStore {
   var pendingEvents: [JSON] = []
   private var nextTransaction: UInt64 = 0
   var isClosed = false
+  /// Recent entries and what `--record` reports (StoreHistory.swift); nil when off.
+  var history: HistoryLog?
+  /// The history's checkpoint: the state before its oldest entry (`HistoryLog.baseSeq`).
+  var historyBase: F.State?
+  /// Raised by a rewind: actions sent by effects of an older generation are dropped, so an
+  /// effect cancelled by a rewind cannot patch the restored state late.
+  var generation: UInt64 = 0
 
   // Effect bookkeeping (Store+Effects.swift).
   var running: [UInt64: RunningEffect] = [:]
@@ -134,7 +141,9 @@ public final class Store<F: Feature>: AnyStore {
   public func send(_ action: F.Action, cause: JSON? = nil) -> Transaction {
     nextTransaction += 1
     let transaction = Transaction(rawValue: nextTransaction)
-    enqueue(action, EffectContext(transaction: transaction, cause: cause), fromEffect: false)
+    enqueue(
+      action, EffectContext(transaction: transaction, cause: cause, generation: generation),
+      fromEffect: false)
     return transaction
   }
 
@@ -165,7 +174,7 @@ public final class Store<F: Feature>: AnyStore {
   /// the queue dry. The queue is what makes reduction one-at-a-time without locks: everything
   /// runs on the main actor, and a nested send only appends.
   func enqueue(_ action: F.Action, _ context: EffectContext, fromEffect: Bool) {
-    guard !isClosed else { return }
+    guard !isClosed, !fromEffect || context.generation == generation else { return }
     guard !isReducing else {
       queue.append(Queued(action: action, context: context, fromEffect: fromEffect))
       return
@@ -187,21 +196,29 @@ public final class Store<F: Feature>: AnyStore {
 
   private func reduce(_ action: F.Action, _ context: EffectContext, fromEffect: Bool) {
     guard !isClosed else { return }
+    if history != nil {
+      reduceRecording(action, context, fromEffect: fromEffect)
+      return
+    }
     let effect = feature.reduce(into: &state, action: action)
     start(effect, in: context)
     publish(cause: context.cause)
     didReduce?(action, fromEffect)
   }
 
-  /// Publishes the change of view since the last publication and the pending events.
-  func publish(cause: JSON?) {
+  /// Publishes the change of view since the last publication and the pending events; returns
+  /// what it published (nil: nothing changed).
+  @discardableResult
+  func publish(cause: JSON?) -> Publication? {
     let patch = publisher.update(to: feature.view(of: state))
-    guard !patch.isEmpty || !pendingEvents.isEmpty else { return }
+    guard !patch.isEmpty || !pendingEvents.isEmpty else { return nil }
     let from = version
     if !patch.isEmpty { version += 1 }
     let events = pendingEvents
     pendingEvents.removeAll()
-    observer?(
-      Publication(store: id, from: from, to: version, patch: patch, events: events, cause: cause))
+    let publication = Publication(
+      store: id, from: from, to: version, patch: patch, events: events, cause: cause)
+    observer?(publication)
+    return publication
   }
 }

@@ -27,7 +27,7 @@ public enum WireFormat {
         pointer: "/type",
         reason: "expected a string naming the action, got \(typeValue.kindDescription)")
     }
-    if let allowed, !allowed.contains(name) {
+    if let allowed, !allowed.contains(name), !decodingRecorded {
       throw .refused(type: name, reason: "\"\(name)\" is not an action clients may send")
     }
     fields.removeValue(forKey: "type")
@@ -55,6 +55,11 @@ public enum WireFormat {
   {
     try decodeAction(type, from: wire, allowed: nil)
   }
+
+  /// True while replay decodes a recorded action: internal actions (also those of a child,
+  /// inside a `ChildAction`) decode too, since the recording holds what the core itself sent.
+  /// Only replay sets it; a client's action is always checked.
+  @TaskLocal static var decodingRecorded = false
 
   /// Encodes an action or event enum value to its wire object.
   public static func encode(_ value: some Encodable) throws -> JSON {

@@ -196,5 +196,13 @@ extension ServerOptions {
       (options, value) throws(UsageError) in
       options.drainTimeout = try FlagValue.seconds(value, of: "--drain-timeout")
     },
+    Flag("--history", value: "N", help: "changes of history kept per store (default 1000; 0: off)")
+    {
+      (options, value) throws(UsageError) in
+      options.historyLimit = try FlagValue.integer(value, of: "--history")
+    },
+    Flag("--record", value: "FILE", help: "append every store's history to FILE (NDJSON)") {
+      options, value in options.recordPath = value
+    },
   ]
 }

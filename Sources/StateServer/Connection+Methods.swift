@@ -40,6 +40,9 @@ extension Connection {
         "capabilities": [
           "waits": ["reduced", "settled"], "subscriptionPaths": true, "batches": true,
           "cancelRequest": true, "coalescing": true,
+          "history": .integer(Int64(options.historyLimit)),
+          "rewind": .bool(options.historyLimit > 0),
+          "recording": .bool(options.recordPath != nil),
           "maxMessageBytes": .integer(Int64(options.maxMessageBytes)),
         ],
       ], barriers: registry.openStores.map(\.id))
@@ -113,6 +116,7 @@ extension Connection {
     let storeID = try params.string("store", "the id of an open store")
     guard registry.store(storeID) != nil else { throw .unknownStore(storeID) }
     registry.close(storeID)
+    recorder?.closed(storeID)
     if subscriptions.removeValue(forKey: storeID)?.isEmpty == false {
       let params: JSON = ["store": .string(storeID), "reason": "closed"]
       emit(.message(Self.notification("store/closed", params), barriers: [storeID]))

@@ -37,6 +37,8 @@ final class Connection {
   let log: Log
   let output: OutputQueue
   var inbox: Inbox?
+  /// `--record`: where every store's history goes (Connection+History.swift).
+  var recorder: Recorder?
   private var uncommitted: [Outgoing] = []
   private var inBatch = false
   var phase = Phase.serving
@@ -192,6 +194,7 @@ final class Connection {
   static let methods: Set<String> = [
     "dispatch", "state/get", "state/subscribe", "state/unsubscribe", "store/open", "store/close",
     "store/list", "features/list", "initialize", "rpc.discover", "$/cancelRequest", "shutdown",
+    "history/get", "store/rewind",
   ]
 
   /// Routes a method; every method's params are validated before anything changes.
@@ -205,7 +208,7 @@ final class Connection {
     }
     switch method {
     case "dispatch": return try dispatch(params, id: id)
-    case "state/get": return try getState(params)
+    case "state/get": return try getStateAt(params)
     case "state/subscribe": return try subscribe(params)
     case "state/unsubscribe": return try unsubscribe(params)
     case "store/open": return try openStore(params)
@@ -216,6 +219,8 @@ final class Connection {
     case "rpc.discover": return .result(OpenRPC.document(features: registry.features))
     case "$/cancelRequest": return try cancel(params)
     case "shutdown": return shutdown(id: id)
+    case "history/get": return try getHistory(params)
+    case "store/rewind": return try rewindStore(params, id: id)
     default: throw .methodNotFound(method)
     }
   }
@@ -355,6 +360,7 @@ final class Connection {
     if subscribesToAll {
       subscriptions[store.id] = [Subscription(path: .root, version: store.version)]
     }
+    startHistory(of: store)
   }
 
   static func notification(_ method: String, _ params: JSON) -> JSON {

@@ -53,9 +53,27 @@ enum OpenRPC {
           ], result: storeVersion,
           errors: [storeError, invalid, error(RPCError.actionRefusedCode, "Action refused")]),
         method(
-          "state/get", "The published state of a store, or the value at path.",
-          [param("store", string, required: true), param("path", string)], result: stateResult,
-          errors: [storeError, invalid]),
+          "state/get",
+          "The published state of a store, or the value at path; with version, as it was then.",
+          [
+            param("store", string, required: true), param("path", string),
+            param("version", ["type": "integer", "minimum": 0]),
+          ], result: stateResult, errors: [storeError, invalid]),
+        method(
+          "history/get",
+          "A store's recent entries (actions, rewinds, effect events) above version since.",
+          [
+            param("store", string, required: true),
+            param("since", ["type": "integer", "minimum": 0]),
+            param("limit", ["type": "integer", "minimum": 0]),
+          ], result: historyResult, errors: [storeError, invalid]),
+        method(
+          "store/rewind",
+          "Makes the state at a past version current as a new version; effects are cancelled.",
+          [
+            param("store", string, required: true),
+            param("version", ["type": "integer", "minimum": 0], required: true),
+          ], result: storeVersion, errors: [storeError, invalid]),
         method(
           "state/subscribe", "The state now, then state/patch notifications for it.",
           [param("store", string, required: true), param("path", string)], result: stateResult,
@@ -100,6 +118,13 @@ enum OpenRPC {
   private static let storeVersion: JSON = [
     "type": "object", "required": ["store", "version"],
     "properties": ["store": ["type": "string"], "version": ["type": "integer", "minimum": 0]],
+  ]
+  private static let historyResult: JSON = [
+    "type": "object", "required": ["store", "first", "version", "entries"],
+    "properties": [
+      "store": ["type": "string"], "first": ["type": "integer", "minimum": 0],
+      "version": ["type": "integer", "minimum": 0], "entries": ["type": "array"],
+    ],
   ]
   private static let stateResult: JSON = [
     "type": "object", "required": ["store", "version", "state"],

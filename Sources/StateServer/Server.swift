@@ -56,6 +56,17 @@ public struct Server: Sendable {
     let queue = OutputQueue(maxMessages: options.maxQueuedMessages)
     let registry = StoreRegistry(features: features, persistence: persistence())
     let connection = Connection(registry: registry, output: queue, options: options, log: log)
+    if let path = options.recordPath {
+      switch Recorder.start(
+        path: path, features: features, historyLimit: options.historyLimit, log: log)
+      {
+      case .success(let recorder): connection.recorder = recorder
+      case .failure(let error):
+        log.error("cannot record", ["reason": error.data?["reason"]?.stringValue ?? ""])
+        Log.flush()
+        return 2
+      }
+    }
     do {
       try registry.openDefaultStores()
     } catch {
@@ -102,6 +113,7 @@ public struct Server: Sendable {
     LineReader(fd: input, maxMessageBytes: options.maxMessageBytes, inbox: inbox, output: queue)
       .start()
     let status = await connection.finished()
+    connection.recorder?.finish()
     for source in signals { source.cancel() }
     Log.flush()
     return status

@@ -15,6 +15,10 @@ public struct ServerOptions: Sendable {
   /// Queued responses and events (not patches, which merge) past which reading stdin pauses
   /// until the client reads: the bound on the server's memory when the client stops reading.
   public var maxQueuedMessages = 4096
+  /// Entries of history kept per store (`--history`); 0 keeps none.
+  public var historyLimit = 1000
+  /// Where `--record` appends every store's history; nil records nothing.
+  public var recordPath: String?
 
   public init() {}
 

@@ -48,6 +48,19 @@ if CommandLine.arguments.dropFirst().first == "codegen" {
   exit(Codegen.run(Array(CommandLine.arguments.dropFirst(2)), features: features))
 }
 
+// `stateserver replay FILE`: replays a recording made with `--record` against these features.
+if CommandLine.arguments.count > 1 && CommandLine.arguments[1] == "replay" {
+  guard CommandLine.arguments.count == 3 else {
+    FileHandle.standardError.write(Data("usage: stateserver replay FILE\n".utf8))
+    exit(2)
+  }
+  let clock = ContinuousClock()
+  let backend = Backend(seed: Backend.defaultSeed, latencyMs: 0, failRate: 0, clock: clock)
+  exit(
+    Replay.run(
+      path: CommandLine.arguments[2], features: Features.all(backend: backend, clock: clock)))
+}
+
 switch interface.parse(CommandLine.arguments.dropFirst(), into: Options()) {
 case .print(let text):
   FileHandle.standardOutput.write(Data(text.utf8))

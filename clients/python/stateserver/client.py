@@ -412,3 +412,26 @@ class Client:
                 elif isinstance(reply, dict) and "method" in reply:
                     self.notifications.append(reply)
             self._cond.notify_all()
+
+    # History and time travel (the server keeps `--history N` entries per store).
+
+    def history(self, store, since=None, limit=None, timeout=30):
+        """`history/get`: `{store, first, version, entries}`, entries above version `since`
+        oldest first; `first` is the oldest version whose state history still holds."""
+        params = {"store": store}
+        if since is not None:
+            params["since"] = since
+        if limit is not None:
+            params["limit"] = limit
+        return self.request("history/get", params, timeout=timeout)
+
+    def state_at(self, store, version, path=None, timeout=30):
+        """`state/get` at a past version: `{store, version, state}` as it was then."""
+        params = {"store": store, "version": version}
+        if path is not None:
+            params["path"] = path
+        return self.request("state/get", params, timeout=timeout)
+
+    def rewind(self, store, version, timeout=30):
+        """`store/rewind`: the state at `version` becomes current as a new version."""
+        return self.request("store/rewind", {"store": store, "version": version}, timeout=timeout)

@@ -465,6 +465,54 @@ export class Client {
     resolve({ code: exit.code, signal: exit.signal });
     this.#emit('exit', { code: exit.code, signal: exit.signal });
   }
+
+  // History and time travel (the server keeps `--history N` entries per store).
+
+  /**
+   * A store's recent history: entries oldest first above version `since`, and `first`, the
+   * oldest version whose state it still holds.
+   *
+   * @example
+   * const { first, entries } = await client.history('counter', { since: 0, limit: 100 });
+   * @param {string} store
+   * @param {{ since?: number, limit?: number } & import('./index.js').RequestOptions} [options]
+   * @returns {Promise<import('./index.js').HistoryResult>}
+   */
+  history(store, options = {}) {
+    /** @type {Record<string, unknown>} */
+    const params = { store };
+    if (options.since !== undefined) params.since = options.since;
+    if (options.limit !== undefined) params.limit = options.limit;
+    return this.request('history/get', params, options);
+  }
+
+  /**
+   * The published state of a store as it was at `version` (or the value at `options.path`).
+   *
+   * @param {string} store
+   * @param {number} version
+   * @param {{ path?: string } & import('./index.js').RequestOptions} [options]
+   * @returns {Promise<import('./index.js').StateResult>}
+   */
+  stateAt(store, version, options = {}) {
+    /** @type {Record<string, unknown>} */
+    const params = { store, version };
+    if (options.path !== undefined) params.path = options.path;
+    return this.request('state/get', params, options);
+  }
+
+  /**
+   * Makes the state at `version` current again, as a new version (effects in flight are
+   * cancelled; subscribers get one ordinary patch).
+   *
+   * @param {string} store
+   * @param {number} version
+   * @param {import('./index.js').RequestOptions} [options]
+   * @returns {Promise<import('./index.js').DispatchResult>}
+   */
+  rewind(store, version, options = {}) {
+    return this.request('store/rewind', { store, version }, options);
+  }
 }
 
 /**

@@ -109,6 +109,40 @@ export interface DispatchOptions extends RequestOptions {
 }
 
 /** `dispatch` result. */
+/** One entry of a store's history (`history/get`). */
+export interface HistoryEntry {
+  seq: number;
+  kind: 'action' | 'events' | 'rewind';
+  /** For a rewind: the version restored. */
+  to?: number;
+  version: number;
+  action: Action | null;
+  /** `request`: the client request; `action`: the seq of the action whose effect sent it. */
+  origin: { request?: string | number | null; action?: number };
+  patch: PatchOperation[];
+  events: { type: string; [field: string]: unknown }[];
+  /** ISO 8601 with milliseconds: the stamp the reducer read. */
+  at: string;
+  durationUs: number;
+  effects?: {
+    effect: number;
+    kind: 'run' | 'debounce' | 'concatenate';
+    action: number | null;
+    status: 'running' | 'finished' | 'cancelled' | 'failed';
+    startedAt: string;
+    durationUs: number;
+  }[];
+}
+
+/** `history/get` result. */
+export interface HistoryResult {
+  store: string;
+  /** The oldest version whose state history still holds. */
+  first: number;
+  version: number;
+  entries: HistoryEntry[];
+}
+
 export interface DispatchResult {
   store: string;
   version: number;
@@ -201,6 +235,15 @@ export class Client<F = ReferenceFeatures> {
   /** Sends `shutdown`, then closes; resolves with the exit code. */
   shutdown(options?: { timeoutMs?: number }): Promise<number | null>;
   kill(signal?: NodeJS.Signals): boolean;
+  /** `history/get`: entries above version `since`, oldest first. */
+  history(
+    store: string, options?: { since?: number; limit?: number } & RequestOptions,
+  ): Promise<HistoryResult>;
+  /** `state/get` with a version: the state as it was then. */
+  stateAt(store: string, version: number, options?: { path?: string } & RequestOptions):
+    Promise<StateResult>;
+  /** `store/rewind`: the state at `version` becomes current as a new version. */
+  rewind(store: string, version: number, options?: RequestOptions): Promise<DispatchResult>;
 }
 
 export interface MirrorOptions<S = any> {

@@ -1,0 +1,214 @@
+import JSON
+
+extension Store {
+  /// Starts keeping the last `limit` entries (0: none, only `sink` hears them) and reporting
+  /// every entry and effect event to `sink`. History starts from the current state, which is
+  /// the oldest one it can produce until the log fills.
+  public func startHistory(limit: Int, sink: (@MainActor (HistoryRecord) -> Void)?) {
+    guard limit > 0 || sink != nil else {
+      history = nil
+      historyBase = nil
+      return
+    }
+    history = HistoryLog(limit: limit, version: version, sink: sink)
+    historyBase = limit > 0 ? state : nil
+  }
+
+  /// Whether entries are being made (history or a recording is on).
+  public var keepsHistory: Bool { history != nil }
+
+  /// The oldest version whose state history can still produce (nil: no history kept).
+  public var firstHeldVersion: UInt64? {
+    guard let history, history.keepsEntries else { return nil }
+    return history.firstVersion
+  }
+
+  /// `reduce` with history: the action is stamped with the wall-clock time (bound to
+  /// `ReduceTime.current` while reducing), timed with its publication, and kept. Replay passes
+  /// the recorded stamp and starts no effect. Returns the publication.
+  @discardableResult
+  func reduceRecording(
+    _ action: F.Action, _ context: EffectContext, fromEffect: Bool, stamp: Int64? = nil
+  ) -> Publication? {
+    guard let history else { return nil }
+    let clock = ContinuousClock()
+    let began = clock.now
+    let at = stamp ?? ReduceTime.now()
+    let seq = history.takeSeq()
+    let effect = ReduceTime.reducing(at: at) { feature.reduce(into: &state, action: action) }
+    if stamp == nil {
+      var inner = context
+      inner.origin = seq
+      start(effect, in: inner)
+    }
+    let publication = publish(cause: context.cause)
+    let origin = HistoryEntry.Origin(
+      request: context.cause, action: fromEffect ? context.origin : nil)
+    keep(
+      HistoryLog.Item(
+        seq: seq, kind: .action, version: version, action: action, origin: origin,
+        patch: publication?.patch ?? [], events: publication?.events ?? [], at: at,
+        duration: clock.now - began), in: history)
+    didReduce?(action, fromEffect)
+    return publication
+  }
+
+  /// Events an effect emitted outside a reduce (`Store.run`), kept as an entry of their own.
+  func recordEvents(_ publication: Publication, _ context: EffectContext) {
+    guard let history else { return }
+    keep(
+      HistoryLog.Item(
+        seq: history.takeSeq(), kind: .events, version: version, action: nil,
+        origin: HistoryEntry.Origin(request: context.cause, action: context.origin),
+        patch: publication.patch, events: publication.events, at: ReduceTime.now(),
+        duration: .zero), in: history)
+  }
+
+  private func keep(_ item: consuming HistoryLog.Item, in history: HistoryLog) {
+    let started = history.starting
+    if !started.isEmpty {
+      item.effects = started
+      history.starting.removeAll()
+    }
+    let made = history.sink == nil ? nil : entry(item)
+    if let dropped = history.append(item), historyBase != nil {
+      advanceBase(past: dropped)
+    }
+    guard let sink = history.sink, let made else { return }
+    sink(.entry(made))
+    for life in started { sink(.effect(store: id, life)) }
+  }
+
+  /// Reduces an entry that fell off the log onto the checkpoint, in place (the store holds
+  /// the only reference to the checkpoint's storage once the live state has moved on).
+  private func advanceBase(past item: HistoryLog.Item) {
+    if case .rewind = item.kind, let restored = item.restored as? F.State {
+      historyBase = restored
+    } else if let action = item.action as? F.Action, var base = historyBase {
+      // Moved out first, so that `base` holds the only reference and the reduce edits in place.
+      historyBase = nil
+      _ = ReduceTime.reducing(at: item.at) { feature.reduce(into: &base, action: action) }
+      historyBase = base
+    }
+  }
+
+  /// The public form of an item; the action is encoded only when someone reads it.
+  func entry(_ item: HistoryLog.Item) -> HistoryEntry {
+    let action = item.action as? F.Action
+    return HistoryEntry(
+      store: id, seq: item.seq, kind: item.kind, version: item.version,
+      action: { action.flatMap { try? WireFormat.encode($0) } }, origin: item.origin,
+      patch: item.patch, events: item.events, at: item.at, duration: item.duration,
+      effects: item.effects)
+  }
+
+  func effectStarted(_ key: UInt64, kind: String, _ context: EffectContext) {
+    guard let history else { return }
+    let life = EffectLife(
+      effect: key, kind: kind, action: context.origin, status: .running,
+      startedAt: ReduceTime.now(), duration: .zero)
+    running[key]?.life = life
+    running[key]?.started = ContinuousClock().now
+    // Started by the action being reduced: it joins that action's entry when it is kept.
+    if let origin = context.origin, origin == history.making {
+      history.starting.append(life)
+      return
+    }
+    history.update(life)
+    history.sink?(.effect(store: id, life))
+  }
+
+  func effectEnded(
+    _ life: EffectLife, started: ContinuousClock.Instant?, failed: Bool, cancelled: Bool
+  ) {
+    guard let history else { return }
+    var life = life
+    life.status = failed ? .failed : cancelled ? .cancelled : .finished
+    life.duration = started.map { ContinuousClock().now - $0 } ?? .zero
+    history.update(life)
+    history.sink?(.effect(store: id, life))
+  }
+
+  /// Entries with a version above `since` (all held when nil), oldest first, at most `limit`
+  /// but never ending inside a run of entries that share a version, so that paging by
+  /// `since` = the last version received misses nothing.
+  public func historyEntries(since: UInt64?, limit: Int) -> [HistoryEntry] {
+    guard let history, history.keepsEntries, limit > 0 else { return [] }
+    let start = since.map { history.firstSeq(after: $0) } ?? 0
+    var items = history.items(from: start, limit: limit)
+    // Complete the run of the last version, so that the next page starts after it.
+    while let last = items.last, let next = history.item(last.seq + 1),
+      next.version == last.version
+    {
+      items.append(next)
+    }
+    return items.map(entry)
+  }
+
+  /// The private state as it was at `version` (the last state of that version): the nearest
+  /// snapshot with the actions after it reduced again, at their recorded times, effects
+  /// dropped.
+  public func state(at version: UInt64) throws(HistoryError) -> F.State {
+    guard let history, history.keepsEntries else { throw .off }
+    guard version <= self.version else { throw .future(current: self.version) }
+    guard version >= history.firstVersion else { throw .evicted(oldest: history.firstVersion) }
+    if version == self.version { return state }
+    guard var past = historyBase else { throw .off }
+    for item in history.path(to: version) {
+      if case .rewind = item.kind, let restored = item.restored as? F.State {
+        past = restored
+      } else if let action = item.action as? F.Action {
+        _ = ReduceTime.reducing(at: item.at) { feature.reduce(into: &past, action: action) }
+      }
+    }
+    return past
+  }
+
+  /// The published view at `version`, encoded.
+  public func published(at version: UInt64) throws(HistoryError) -> JSON {
+    if version == self.version, history?.keepsEntries == true { return published }
+    let past = try state(at: version)
+    return (try? JSONValueEncoder().encode(feature.view(of: past))) ?? .null
+  }
+
+  /// Makes the state at `version` current again, as a new version: every effect in flight is
+  /// cancelled (and whatever it would still send dropped), and subscribers get one ordinary
+  /// patch from the current view to the restored one. Returns the new version.
+  @discardableResult
+  public func rewind(to version: UInt64, cause: JSON?) throws(HistoryError) -> UInt64 {
+    let past = try state(at: version)
+    generation += 1
+    for effect in running.values { effect.task.cancel() }
+    let clock = ContinuousClock()
+    let began = clock.now
+    state = past
+    let publication = publish(cause: cause)
+    if let history {
+      keep(
+        HistoryLog.Item(
+          seq: history.takeSeq(), kind: .rewind(to: version), version: self.version, action: nil,
+          restored: past, origin: HistoryEntry.Origin(request: cause, action: nil),
+          patch: publication?.patch ?? [], events: [], at: ReduceTime.now(),
+          duration: clock.now - began), in: history)
+    }
+    return self.version
+  }
+
+  /// For replay: decodes a recorded wire action (public or internal), reduces it at the
+  /// recorded time `at` without starting its effects, keeps it in history (so a recorded
+  /// rewind replays too), and returns the view patch it made.
+  public func replay(wire action: JSON, at: Int64) throws(ActionError) -> [JSON] {
+    let decoding: Result<F.Action, ActionError> = WireFormat.$decodingRecorded.withValue(true) {
+      do throws(ActionError) {
+        return .success(try WireFormat.decodeAction(F.Action.self, from: action, allowed: nil))
+      } catch {
+        return .failure(error)
+      }
+    }
+    let decoded = try decoding.get()
+    if history == nil { startHistory(limit: 1, sink: nil) }
+    let context = EffectContext(transaction: Transaction(rawValue: 0), cause: nil)
+    let publication = reduceRecording(decoded, context, fromEffect: false, stamp: at)
+    return publication?.patch ?? []
+  }
+}

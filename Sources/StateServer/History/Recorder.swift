@@ -1,0 +1,122 @@
+import Dispatch
+import JSON
+import StateKit
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// `--record FILE`: appends every store's history to FILE as NDJSON, off the main actor.
+///
+/// Lines: a `header` (format, server version, the features' schema fingerprints, the history
+/// bound), then per store an `open` (its private state and version), an `entry` per reduced
+/// action, rewind or effect-emitted events, an `effect` per effect start and end, and a
+/// `close`. `stateserver replay FILE` reads them back (``Replay``).
+///
+/// The main actor only queues values: the entry's action, patch and events are encoded and
+/// written on a serial queue. At most `capacity` lines wait; past that the main actor waits
+/// for the writer (a recording that silently dropped lines could not be replayed).
+final class Recorder: Sendable {
+  private let fd: Int32
+  private let queue = DispatchQueue(label: "stateserver.recorder")
+  private let room: DispatchSemaphore
+  private let log: Log
+
+  /// Opens (creates, or appends to) `path` and queues the header; nil with a message when the
+  /// file cannot be opened.
+  static func start(path: String, features: [FeatureDescriptor], historyLimit: Int, log: Log)
+    -> Result<Recorder, RPCError>
+  {
+    let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+    guard fd >= 0 else {
+      let reason = String(cString: strerror(errno))
+      return .failure(.internalError("cannot open the recording '\(path)': \(reason)"))
+    }
+    let recorder = Recorder(fd: fd, capacity: 65_536, log: log)
+    recorder.write {
+      let fingerprints = Fingerprint.features(features)
+      return [
+        "type": "header", "format": .string(Fingerprint.format), "formatVersion": 1,
+        "server": .string(Server.version),
+        "fingerprint": .string(Fingerprint.combined(fingerprints)),
+        "features": .object(JSONObject(fingerprints.map { ($0.name, .string($0.fingerprint)) })),
+        "history": .integer(Int64(historyLimit)),
+      ]
+    }
+    return .success(recorder)
+  }
+
+  private init(fd: Int32, capacity: Int, log: Log) {
+    self.fd = fd
+    self.log = log
+    self.room = DispatchSemaphore(value: capacity)
+  }
+
+  /// A store opened (or was restored): its private state, from which replay starts.
+  @MainActor
+  func opened(_ store: any AnyStore) {
+    let line: JSON = [
+      "type": "open", "store": .string(store.id), "feature": .string(store.featureName),
+      "version": .integer(Int64(store.version)), "state": store.snapshot,
+    ]
+    write { line }
+  }
+
+  @MainActor
+  func closed(_ storeID: String) {
+    write { ["type": "close", "store": .string(storeID)] }
+  }
+
+  func append(_ record: HistoryRecord) {
+    switch record {
+    case .entry(let entry):
+      write {
+        var object: JSONObject = ["type": "entry", "store": .string(entry.store)]
+        for (key, value) in HistoryWire.entry(entry, withEffects: false).members {
+          object[key] = value
+        }
+        return .object(object)
+      }
+    case .effect(let store, let life):
+      write {
+        var object: JSONObject = ["type": "effect", "store": .string(store)]
+        for (key, value) in HistoryWire.effect(life).members { object[key] = value }
+        return .object(object)
+      }
+    }
+  }
+
+  /// Waits until every queued line is written, then closes the file.
+  func finish() {
+    queue.sync { _ = Glibc.close(fd) }
+  }
+
+  private func write(_ line: @escaping @Sendable () -> JSON) {
+    room.wait()
+    queue.async { [fd, room, log] in
+      var bytes = (try? line().serialized()) ?? []
+      if !bytes.isEmpty {
+        bytes.append(UInt8(ascii: "\n"))
+        Self.writeAll(fd, bytes, log)
+      }
+      room.signal()
+    }
+  }
+
+  private static func writeAll(_ fd: Int32, _ bytes: [UInt8], _ log: Log) {
+    bytes.withUnsafeBytes { buffer in
+      var offset = 0
+      while offset < buffer.count {
+        let written = Glibc.write(fd, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
+        if written < 0 {
+          if errno == EINTR { continue }
+          log.error("the recording cannot be written", ["reason": String(cString: strerror(errno))])
+          return
+        }
+        offset += written
+      }
+    }
+  }
+}
