@@ -43,8 +43,8 @@ public struct CommandLineInterface<Options>: Sendable {
     -> Outcome
   {
     var options = options
-    var iterator = arguments.makeIterator()
-    while let argument = iterator.next() {
+    var remaining = Array(arguments)[...]
+    while let argument = remaining.popFirst() {
       if argument == "--help" || argument == "-h" { return .print(help) }
       if argument == "--version" { return .print("\(name) \(version)\n") }
       let (flagName, inlineValue) = split(argument)
@@ -53,8 +53,13 @@ public struct CommandLineInterface<Options>: Sendable {
           "\(name): unknown option '\(argument)'\nRun '\(name) --help' to see the options.\n")
       }
       var value: String? = nil
-      if flag.valueName != nil {
-        value = inlineValue ?? iterator.next()
+      if flag.valueIsOptional {
+        // `--listen` alone or `--listen PATH`: the next argument is its value unless it is an
+        // option itself.
+        value =
+          inlineValue ?? (remaining.first?.hasPrefix("-") == false ? remaining.popFirst() : nil)
+      } else if flag.valueName != nil {
+        value = inlineValue ?? remaining.popFirst()
         guard value != nil else {
           return .usageError("\(name): option '\(flag.name)' needs a value\n")
         }
@@ -99,6 +104,8 @@ public struct Flag<Options>: Sendable {
   public var name: String
   /// The placeholder of the value in `--help` (`SECONDS`); nil for a switch without value.
   public var valueName: String?
+  /// Whether the value may be left out (`--listen` or `--listen PATH`); `apply` then gets `""`.
+  public var valueIsOptional = false
   /// One line for `--help`.
   public var help: String
   /// Stores the value (`""` for a switch) into the options, or throws a usage error.
@@ -119,9 +126,12 @@ public struct Flag<Options>: Sendable {
   /// next to the server's.
   public func lifted<Whole>(_ part: WritableKeyPath<Whole, Options> & Sendable) -> Flag<Whole> {
     let apply = self.apply
-    return Flag<Whole>(name, value: valueName, help: help) { (whole, value) throws(UsageError) in
+    var lifted = Flag<Whole>(name, value: valueName, help: help) {
+      (whole, value) throws(UsageError) in
       try apply(&whole[keyPath: part], value)
     }
+    lifted.valueIsOptional = valueIsOptional
+    return lifted
   }
 }
 
@@ -204,5 +214,16 @@ extension ServerOptions {
     Flag("--record", value: "FILE", help: "append every store's history to FILE (NDJSON)") {
       options, value in options.recordPath = value
     },
+    {
+      var flag = Flag<ServerOptions>(
+        "--listen", value: "[PATH]",
+        help:
+          "also serve your other clients on a Unix socket (default $XDG_RUNTIME_DIR/stateserver/PID.sock); `stateserver attach PATH` joins one"
+      ) { options, value in
+        options.listen = value.isEmpty ? .defaultPath : .path(value)
+      }
+      flag.valueIsOptional = true
+      return flag
+    }(),
   ]
 }

@@ -37,6 +37,7 @@ extension Connection {
         "server": ["name": "stateserver", "version": .string(Server.version)],
         "features": .array(features),
         "stores": .array(registry.openStores.map(Self.summary)),
+        "attachedClients": attachedClients,
         "capabilities": [
           "waits": ["reduced", "settled"], "subscriptionPaths": true, "batches": true,
           "cancelRequest": true, "coalescing": true,
@@ -117,6 +118,7 @@ extension Connection {
     guard registry.store(storeID) != nil else { throw .unknownStore(storeID) }
     registry.close(storeID)
     recorder?.closed(storeID)
+    hub?.storeClosed(storeID, by: self)
     if subscriptions.removeValue(forKey: storeID)?.isEmpty == false {
       let params: JSON = ["store": .string(storeID), "reason": "closed"]
       emit(.message(Self.notification("store/closed", params), barriers: [storeID]))

@@ -8,9 +8,11 @@ extension Connection {
   /// line, then stop with status 0.
   func beginShutdown(reason: String) {
     guard phase == .serving else { return }
+    if role != .owner { return hub?.detach(self, reason: reason) ?? () }
     phase = .draining
     inbox?.finish()
     log.info("shutting down", ["reason": reason])
+    hub?.ownerBeganShutdown()
     Task { @MainActor in await self.drainAndStop() }
   }
 

@@ -40,7 +40,15 @@ final class Connection {
   /// `--record`: where every store's history goes (Connection+History.swift).
   var recorder: Recorder?
   private var uncommitted: [Outgoing] = []
-  private var inBatch = false
+  /// While set, lines wait in `uncommitted` (an input batch of this client, or of another
+  /// client through the hub).
+  var inBatch = false
+  /// Set by the hub while another client's batch is served and this client is behind: its
+  /// patches merge as they are queued, since its queue would merge them all anyway.
+  var mergesHeldPatches = false
+  /// The newest patch queued while `mergesHeldPatches`, kept apart so later ones merge into it
+  /// in place (see `hold`).
+  private var held: PatchNotice?
   var phase = Phase.serving
   /// `initialize`'s `subscribe`: whether every store is watched at its root automatically.
   var subscribesToAll = true
@@ -50,6 +58,10 @@ final class Connection {
   var shutdownReplies: [PendingReply] = []
   var stopped: CheckedContinuation<Int32, Never>?
   var exitCode: Int32?
+  /// The stdio client owns the process; an attached one ends alone (Connection+Attached).
+  var role = Role.owner
+  /// Every connection, when the server runs with more than one client possible (`--listen`).
+  weak var hub: Hub?
 
   init(registry: StoreRegistry, output: OutputQueue, options: ServerOptions, log: Log) {
     self.registry = registry
@@ -71,10 +83,12 @@ final class Connection {
   }
 
   func receive(_ lines: [InboundLine]) {
+    hub?.holdCommits(except: self)
     inBatch = true
     for line in lines { receive(line) }
     inBatch = false
     commit()
+    hub?.commitHeld(except: self)
   }
 
   private func receive(_ line: InboundLine) {
@@ -213,7 +227,12 @@ final class Connection {
     case "state/unsubscribe": return try unsubscribe(params)
     case "store/open": return try openStore(params)
     case "store/close": return try closeStore(params)
-    case "store/list": return .result(["stores": .array(registry.openStores.map(Self.summary))])
+    case "store/list":
+      return .result(
+        [
+          "stores": .array(registry.openStores.map(Self.summary)),
+          "attachedClients": attachedClients,
+        ])
     case "features/list": return .result(["features": .array(registry.features.map(Self.describe))])
     case "initialize": return try initialize(params)
     case "rpc.discover": return .result(OpenRPC.document(features: registry.features))
@@ -236,7 +255,7 @@ final class Connection {
     do {
       // The store's observer queues the patch and events before `send` returns, so they are
       // written before the response queued below.
-      transaction = try store.send(wire: action, cause: id)
+      transaction = try store.send(wire: action, cause: storeCause(id))
     } catch {
       switch error {
       case .refused(let type, let reason): throw .actionRefused(type: type, reason: reason)
@@ -265,12 +284,13 @@ final class Connection {
   /// before its response: a client that subscribed to nothing still gets every `store/event`.
   func publish(_ publication: Publication, of store: any AnyStore) {
     let changed = publication.to != publication.from
-    if changed, registry.isPersistent(publication.store) {
+    if changed, role == .owner, registry.isPersistent(publication.store) {
       registry.persistence?.changed(storeID: publication.store)
     }
     let watching = subscriptions[publication.store] ?? []
     guard !watching.isEmpty || !publication.events.isEmpty else { return }
     if changed {
+      let cause = clientCause(publication.cause)
       for subscription in watching {
         let operations: [JSON]
         if subscription.path.isRoot {
@@ -282,14 +302,22 @@ final class Connection {
           subscription.exists = subscription.path.value(in: store.published) != nil
         }
         guard !operations.isEmpty else { continue }
-        uncommitted.append(
-          .patch(
-            PatchNotice(
-              store: publication.store, path: subscription.pathText, from: subscription.version,
-              to: publication.to, operations: operations, cause: publication.cause)))
+        if mergesHeldPatches {
+          hold(
+            store: publication.store, path: subscription.pathText, from: subscription.version,
+            to: publication.to, operations: operations, cause: cause)
+        } else {
+          uncommitted.append(
+            .patch(
+              PatchNotice(
+                store: publication.store, path: subscription.pathText,
+                from: subscription.version, to: publication.to, operations: operations,
+                cause: cause)))
+        }
         subscription.version = publication.to
       }
     }
+    if !publication.events.isEmpty { releaseHeld() }
     for event in publication.events {
       let params: JSON = ["store": .string(publication.store), "event": event]
       uncommitted.append(
@@ -299,13 +327,42 @@ final class Connection {
   }
 
   func emit(_ line: Outgoing) {
+    releaseHeld()
     uncommitted.append(line)
     if !inBatch { commit() }
+  }
+
+  /// Queues a patch while another client's batch is held and this client is behind: merged
+  /// in place into the held patch when it is the same subscription's, else the held patch is
+  /// released first. Nothing is queued between the two, so no barrier is crossed; the weight
+  /// is left for the output queue to measure once, when it merges the whole batch.
+  private func hold(
+    store: String, path: String, from: UInt64, to: UInt64, operations: [JSON], cause: JSON?
+  ) {
+    // Compared through `held?`, never a bound copy: a copy would share the operations and make
+    // every append copy them all.
+    if held?.to == from, held?.path == path, held?.store == store {
+      self.held?.operations.append(contentsOf: operations)
+      self.held?.to = to
+      self.held?.cause = cause
+      return
+    }
+    releaseHeld()
+    held = PatchNotice(
+      store: store, path: path, from: from, to: to, operations: operations, cause: cause)
+  }
+
+  /// Queues the held patch; before any other line, and at the commit.
+  private func releaseHeld() {
+    guard let notice = held else { return }
+    held = nil
+    uncommitted.append(.patch(notice))
   }
 
   /// Hands what was queued to the writer: at the end of each input batch, and at once for
   /// output produced outside one (effects, replies resolved later).
   func commit() {
+    releaseHeld()
     guard !uncommitted.isEmpty else { return }
     let lines = uncommitted
     uncommitted = []  // the queue keeps the buffer; the next batch starts a new one
@@ -352,6 +409,7 @@ final class Connection {
 
   /// Watches a new store: its publications go to `publish`.
   func attach(_ store: any AnyStore) {
+    if let hub { return hub.attach(store) }
     // Unowned, not weak (this runs once per reduced action): the store owns the closure, so
     // it is alive whenever the closure runs, and the connection lives as long as the process.
     store.observer = { [unowned self, unowned store] publication in

@@ -20,13 +20,20 @@ final class LineReader: Sendable {
   private let maxMessageBytes: Int
   private let inbox: Inbox
   private let output: OutputQueue
+  /// Called on the reading thread once it stopped reading for good (an attached connection
+  /// closes its descriptor only then).
+  private let onEnd: (@Sendable () -> Void)?
   private static let blockSize = 64 << 10
 
-  init(fd: Int32, maxMessageBytes: Int, inbox: Inbox, output: OutputQueue) {
+  init(
+    fd: Int32, maxMessageBytes: Int, inbox: Inbox, output: OutputQueue,
+    onEnd: (@Sendable () -> Void)? = nil
+  ) {
     self.fd = fd
     self.maxMessageBytes = maxMessageBytes
     self.inbox = inbox
     self.output = output
+    self.onEnd = onEnd
   }
 
   /// Starts the reading thread.
@@ -37,6 +44,7 @@ final class LineReader: Sendable {
   }
 
   private func run() {
+    defer { onEnd?() }
     var buffer = [UInt8](repeating: 0, count: Self.blockSize)
     var start = 0  // first byte of the unconsumed partial line
     var end = 0  // end of the bytes read so far

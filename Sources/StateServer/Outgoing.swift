@@ -153,6 +153,23 @@ struct PatchNotice: Sendable {
 
 /// The number of values in `value` (itself included), counting stops past `limit`.
 func nodeCount(_ value: JSON, limit: Int) -> Int {
+  // A patch operation is usually one object of scalars ({op, path, value}): counted without
+  // allocating a stack, since a stalled client's merged patch weighs every operation it takes.
+  switch value {
+  case .array: break
+  case .object(let object) where object.count < limit:
+    var flat = true
+    for member in object.members {
+      switch member.value {
+      case .array, .object: flat = false
+      default: continue
+      }
+      break
+    }
+    if flat { return 1 + object.count }
+  case .object: break
+  default: return 1
+  }
   var count = 0
   var stack = [value]
   while let next = stack.popLast() {

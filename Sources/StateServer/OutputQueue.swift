@@ -118,6 +118,21 @@ final class OutputQueue: @unchecked Sendable {
     }
   }
 
+  /// Whether the client is behind: lines wait and later patches merge into queued ones.
+  var isMerging: Bool {
+    condition.lock()
+    defer { condition.unlock() }
+    return merging
+  }
+
+  /// How many responses and events wait for the client (patches merge, so they are not
+  /// counted).
+  var queuedMessages: Int {
+    condition.lock()
+    defer { condition.unlock() }
+    return messageCount
+  }
+
   /// Blocks the reader while too many responses and events wait for the client.
   func waitForRoom() {
     condition.lock()

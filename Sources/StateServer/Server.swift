@@ -67,6 +67,17 @@ public struct Server: Sendable {
         return 2
       }
     }
+    let hub = Hub(registry: registry, options: options, log: log)
+    hub.add(owner: connection)
+    let listener: Listener?
+    do {
+      listener = try options.listen.map { address throws(UnixSocket.Failure) in
+        try Listener(path: try address.resolve(), log: log)
+      }
+    } catch {
+      Log.writeStandardError(Array("stateserver: \(error.message)\n".utf8))
+      return 2
+    }
     do {
       try registry.openDefaultStores()
     } catch {
@@ -112,8 +123,12 @@ public struct Server: Sendable {
     }
     LineReader(fd: input, maxMessageBytes: options.maxMessageBytes, inbox: inbox, output: queue)
       .start()
+    listener?.start { fd in Task { @MainActor in hub.accept(fd) } }
     let status = await connection.finished()
     connection.recorder?.finish()
+    // The owner drained; attached clients hear their stores closed, then the process exits.
+    listener?.stop()
+    await hub.closeAttached()
     for source in signals { source.cancel() }
     Log.flush()
     return status

@@ -19,6 +19,8 @@ public struct ServerOptions: Sendable {
   public var historyLimit = 1000
   /// Where `--record` appends every store's history; nil records nothing.
   public var recordPath: String?
+  /// `--listen`: where other clients of the same user attach; nil serves stdio alone.
+  public var listen: ListenAddress?
 
   public init() {}
 

@@ -16,11 +16,15 @@ final class StdoutWriter: Sendable {
   private let fd: Int32
   private let queue: OutputQueue
   private let log: Log
+  /// Called instead of the error log when writing fails: an attached client that goes away is
+  /// no error of the server's.
+  private let onBroken: (@Sendable (Int32) -> Void)?
 
-  init(fd: Int32, queue: OutputQueue, log: Log) {
+  init(fd: Int32, queue: OutputQueue, log: Log, onBroken: (@Sendable (Int32) -> Void)? = nil) {
     self.fd = fd
     self.queue = queue
     self.log = log
+    self.onBroken = onBroken
   }
 
   func start() {
@@ -72,7 +76,11 @@ final class StdoutWriter: Sendable {
             _ = poll(&poller, 1, -1)
             continue
           }
-          log.error("stdout failed; the remaining output is discarded", ["errno": String(errno)])
+          if let onBroken {
+            onBroken(errno)
+          } else {
+            log.error("stdout failed; the remaining output is discarded", ["errno": String(errno)])
+          }
           return false
         }
         offset += written

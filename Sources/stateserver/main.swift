@@ -61,6 +61,11 @@ if CommandLine.arguments.count > 1 && CommandLine.arguments[1] == "replay" {
       path: CommandLine.arguments[2], features: Features.all(backend: backend, clock: clock)))
 }
 
+// `stateserver attach PATH` is a bridge to a running core, not a server of its own.
+if CommandLine.arguments.dropFirst().first == "attach" {
+  exit(AttachBridge.run(Array(CommandLine.arguments.dropFirst(2))))
+}
+
 switch interface.parse(CommandLine.arguments.dropFirst(), into: Options()) {
 case .print(let text):
   FileHandle.standardOutput.write(Data(text.utf8))

@@ -199,3 +199,25 @@ final class Harness {
     #expect(closed[3]["error"]?["code"] == -32002)
   }
 }
+
+/// An attached client's request ids are its own: a store carries them tagged with the client's
+/// number, and a patch shows each client only its own.
+@MainActor
+@Suite struct AttachedCauseTests {
+  @Test func eachClientSeesOnlyItsOwnCause() throws {
+    let owner = try Harness().connection
+    let first = try Harness().connection
+    first.role = .attached(1)
+    let second = try Harness().connection
+    second.role = .attached(2)
+    let tagged = try #require(first.storeCause(7))
+    #expect(tagged == ["client": 1, "id": 7])
+    #expect(first.clientCause(tagged) == 7)
+    #expect(second.clientCause(tagged) == nil)
+    #expect(owner.clientCause(tagged) == nil)
+    #expect(owner.storeCause(7) == 7)
+    #expect(owner.clientCause(7) == 7)
+    #expect(first.clientCause(7) == nil)
+    #expect(first.storeCause(nil) == nil)
+  }
+}

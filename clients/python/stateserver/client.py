@@ -110,6 +110,21 @@ class Client:
             env=env, bufsize=0)
         return cls(process, on_line=on_line, record=record)
 
+    @classmethod
+    def attach(
+        cls, path: "Union[str, os.PathLike[str]]",
+        command: "Optional[Union[str, os.PathLike[str]]]" = None,
+        env: Optional[Mapping[str, str]] = None, stderr: Union[None, int, IO[Any]] = None,
+        on_line: Optional[Callable[[bytes], None]] = None,
+    ) -> "Client":
+        """Attaches to a running core started with `--listen PATH`, through
+        `stateserver attach PATH` (`command`: the stateserver program, by default
+        `$STATESERVER_BIN` or `stateserver`). The client works as with `spawn`; `close()` ends
+        only this connection, not the core."""
+        program = command if command is not None else os.environ.get("STATESERVER_BIN", "stateserver")
+        return cls.spawn([os.fspath(program), "attach", os.fspath(path)], env=env,
+                         stderr=stderr, on_line=on_line)
+
     def __enter__(self) -> "Client":
         return self
 
@@ -415,23 +430,25 @@ class Client:
 
     # History and time travel (the server keeps `--history N` entries per store).
 
-    def history(self, store, since=None, limit=None, timeout=30):
+    def history(self, store: str, since: Optional[int] = None, limit: Optional[int] = None,
+                timeout: float = 30) -> Any:
         """`history/get`: `{store, first, version, entries}`, entries above version `since`
         oldest first; `first` is the oldest version whose state history still holds."""
-        params = {"store": store}
+        params: Dict[str, Any] = {"store": store}
         if since is not None:
             params["since"] = since
         if limit is not None:
             params["limit"] = limit
         return self.request("history/get", params, timeout=timeout)
 
-    def state_at(self, store, version, path=None, timeout=30):
+    def state_at(self, store: str, version: int, path: Optional[str] = None,
+                 timeout: float = 30) -> Any:
         """`state/get` at a past version: `{store, version, state}` as it was then."""
-        params = {"store": store, "version": version}
+        params: Dict[str, Any] = {"store": store, "version": version}
         if path is not None:
             params["path"] = path
         return self.request("state/get", params, timeout=timeout)
 
-    def rewind(self, store, version, timeout=30):
+    def rewind(self, store: str, version: int, timeout: float = 30) -> Any:
         """`store/rewind`: the state at `version` becomes current as a new version."""
         return self.request("store/rewind", {"store": store, "version": version}, timeout=timeout)

@@ -46,6 +46,20 @@ export function spawn(options = {}) {
 }
 
 /**
+ * Attaches to a running stateserver started with `--listen`, through `stateserver attach PATH`;
+ * the Client works as with `spawn()`, and `close()` ends only this connection.
+ *
+ * @example
+ * const client = connect({ path: '/run/user/1000/stateserver/4242.sock' });
+ * await client.request('store/list');
+ * @param {import('./index.js').ConnectOptions} options
+ * @returns {Client}
+ */
+export function connect(options) {
+  return spawn({ ...options, args: ['attach', options.path] });
+}
+
+/**
  * One stateserver process and its JSON-RPC connection. Make one with `spawn()`.
  *
  * Listeners (`on`, `onNotification`) run synchronously as each line is read, in order. An

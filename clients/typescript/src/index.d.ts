@@ -190,6 +190,14 @@ export const STDERR_TAIL_BYTES: number;
 /** Starts a stateserver process; `F` types its stores by feature (default: the reference app). */
 export function spawn<F = ReferenceFeatures>(options?: SpawnOptions): Client<F>;
 
+export interface ConnectOptions extends Omit<SpawnOptions, 'args'> {
+  /** The socket of a core started with `--listen`. */
+  path: string;
+}
+
+/** Attaches to a running stateserver's `--listen` socket (through `stateserver attach`). */
+export function connect<F = ReferenceFeatures>(options: ConnectOptions): Client<F>;
+
 /**
  * One stateserver process and its JSON-RPC connection. `F` maps feature names to their types:
  * a store named after a feature takes only that feature's actions.
