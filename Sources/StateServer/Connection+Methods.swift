@@ -117,7 +117,7 @@ extension Connection {
     let storeID = try params.string("store", "the id of an open store")
     guard registry.store(storeID) != nil else { throw .unknownStore(storeID) }
     registry.close(storeID)
-    recorder?.closed(storeID)
+    (hub?.connections.first ?? self).recorder?.closed(storeID)
     hub?.storeClosed(storeID, by: self)
     if subscriptions.removeValue(forKey: storeID)?.isEmpty == false {
       let params: JSON = ["store": .string(storeID), "reason": "closed"]

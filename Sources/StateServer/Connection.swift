@@ -409,7 +409,13 @@ final class Connection {
 
   /// Watches a new store: its publications go to `publish`.
   func attach(_ store: any AnyStore) {
-    if let hub { return hub.attach(store) }
+    if let hub {
+      hub.attach(store)
+      // History belongs to the store, whichever client opened it: the owner's options and
+      // recorder (merging history and attach, the hub's early return had skipped this).
+      (hub.connections.first ?? self).startHistory(of: store)
+      return
+    }
     // Unowned, not weak (this runs once per reduced action): the store owns the closure, so
     // it is alive whenever the closure runs, and the connection lives as long as the process.
     store.observer = { [unowned self, unowned store] publication in
