@@ -3,13 +3,17 @@ to a core started with `--listen` and `--record`. Every wait is explicit and bou
 `BOUND`, never a sleep."""
 import json
 import os
+import re
 import shutil
+import subprocess
+import sys
+import time
 import urllib.error
 import urllib.request
 
 import pytest
 
-from devtools_support import BOUND, chromium, start_devtools, stop_devtools
+from devtools_support import BOUND, REPO, chromium, start_devtools, stop_devtools
 
 if not (shutil.which("chromium") and shutil.which("chromedriver")):
     if os.environ.get("CI") == "true":
@@ -21,6 +25,7 @@ from selenium.common.exceptions import StaleElementReferenceException  # noqa: E
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support import expected_conditions  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
+from stateserver import Client  # noqa: E402
 
 
 @pytest.fixture
@@ -40,6 +45,20 @@ def devtools(core, stateserver_bin):
     process, url = start_devtools(core.sock, core.recording, stateserver_bin)
     yield url
     stop_devtools(process)
+
+
+@pytest.fixture
+def attach_client(stateserver_bin):
+    started = []
+
+    def start(path):
+        client = Client.attach(path, command=stateserver_bin)
+        started.append(client)
+        return client
+
+    yield start
+    for client in started:
+        client.close()
 
 
 @pytest.fixture
@@ -70,6 +89,15 @@ def row_where(driver, type_name, version=None):
         if cells[4].text == type_name and (version is None or cells[3].text == str(version)):
             return row
     return False
+
+
+def until(predicate, what):
+    deadline = time.monotonic() + BOUND
+    while not (value := predicate()):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.02)
+    return value
 
 
 def status(url):
@@ -198,3 +226,76 @@ def test_an_imported_recording_with_a_changed_patch_reports_its_divergence(
     assert f"store counter, version {sets[1]['version']}" in summary
     assert "= 40" in text_of(browser, "#replay")  # the recorded (changed) patch
     assert "= 4" in text_of(browser, "#replay")  # the one replay made
+
+
+def test_the_page_keeps_the_last_n_entries_and_says_how_many_it_dropped(
+        core, stateserver_bin, browser):
+    process, url = start_devtools(core.sock, core.recording, stateserver_bin, "--keep", "20")
+    try:
+        browser.get(url)
+        wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, '#stores tr[data-store="counter"]'),
+             "the stores")
+        for _ in range(60):
+            core.dispatch("counter", {"type": "increment"})
+        wait(browser, lambda d: row_where(d, "increment", 60), "the last increment")
+        notice = browser.find_element(By.ID, "notice")
+        wait(browser, lambda d: notice.is_displayed(), "the notice")
+        dropped = int(re.search(r"keeping the last 20 entries: (\d+) older not kept",
+                                notice.text).group(1))
+        assert dropped >= 40
+        assert len(rows(browser)) == 20
+    finally:
+        stop_devtools(process)
+
+
+def test_devtools_can_start_the_core_itself(stateserver_bin, tmp_path):
+    # `-- stateserver ARGS...`: devtools owns the core (over stdio), which it starts with
+    # --listen and --record of its own; export serves that recording and replay accepts it.
+    env = dict(os.environ, PYTHONPATH=str(REPO / "clients" / "python"))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "stateserver.devtools", "--", stateserver_bin, "--ephemeral"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
+    try:
+        url = process.stdout.readline().strip()
+        assert url.startswith("http://127.0.0.1:"), process.stderr.read()
+        dispatch = urllib.request.Request(
+            url + "api/dispatch", method="POST", headers={"Content-Type": "application/json"},
+            data=json.dumps({"store": "counter", "action": {"type": "set", "value": 3}}).encode())
+        with urllib.request.urlopen(dispatch, timeout=BOUND) as response:
+            assert json.load(response)["result"]["version"] == 1
+        code, body = status(url + "api/state?store=counter&version=1")
+        assert (code, json.loads(body)["result"]["state"]) == (200, {"count": 3})
+
+        def recorded():
+            code, exported = status(url + "api/export")
+            lines = [json.loads(line) for line in exported.splitlines()]
+            return exported if any(line.get("type") == "entry" for line in lines) else None
+        exported = until(recorded, "the dispatch in the recording")
+        assert json.loads(exported.splitlines()[0])["type"] == "header"
+        path = tmp_path / "exported.ndjson"
+        path.write_bytes(exported)
+        replay = subprocess.run([stateserver_bin, "replay", str(path)], capture_output=True,
+                                text=True, timeout=BOUND)
+        assert replay.returncode == 0, replay.stderr
+    finally:
+        process.terminate()
+        assert process.wait(timeout=BOUND) == 0
+
+
+def test_history_and_recording_cover_stores_of_a_core_that_listens(core, attach_client):
+    # Merging history with attach once skipped every store's history when --listen was given.
+    other = attach_client(core.sock)
+    other.dispatch("counter", {"type": "set", "value": 9})
+    core.dispatch("counter", {"type": "increment"})
+    entries = core.request("history/get", {"store": "counter"})["entries"]
+    assert [entry["action"]["type"] for entry in entries] == ["set", "increment"]
+    other.request("store/open", {"feature": "counter", "store": "second"})
+    other.dispatch("second", {"type": "set", "value": 2})
+    assert [e["action"]["type"] for e in core.request(
+        "history/get", {"store": "second"})["entries"]] == ["set"]
+
+    def recorded():
+        lines = [json.loads(line) for line in core.recording.read_text().splitlines()]
+        return {(line["type"], line["store"]) for line in lines if line["type"] != "header"}
+    until(lambda: {("open", "second"), ("entry", "second"), ("entry", "counter")} <= recorded(),
+          "the attached client's store and dispatches in the recording")

@@ -21,7 +21,7 @@ class CoreLink:
     It polls rather than asks for every patch: at 10,000 actions/s the core answers a few
     requests a second per store, each at most `PAGE` entries, whatever the rate. Entries whose
     effects still run are asked for again until the effects end, so spans get their end.
-    `keep` bounds what is held here (the newest entries win; `dropped` counts the rest).
+    `keep` bounds what is held here (the newest entries win; `pushed_out` counts the rest).
     """
 
     def __init__(self, client: AsyncClient, keep: int = 2000, interval: float = 0.2,
@@ -34,7 +34,8 @@ class CoreLink:
         self.features: List[Message] = []
         self.entries: Deque[Message] = collections.deque(maxlen=keep)
         self.events: Deque[Message] = collections.deque(maxlen=keep)
-        self.dropped = 0  # entries not kept here: pushed out, or skipped by a store too fast
+        self.skipped = 0  # entries never read: a store ran more than a page ahead of a poll
+        self.pushed_out = 0  # entries read, then pushed out of `entries` by newer ones
         self._seen: Dict[str, int] = {}  # store -> highest seq seen
         self._version: Dict[str, int] = {}  # store -> version of the highest seq seen
         self._running: Dict[str, Dict[int, int]] = {}  # store -> seq -> version, effects running
@@ -65,7 +66,8 @@ class CoreLink:
         """What a page that just connected needs."""
         return {"type": "snapshot", "stores": list(self.stores.values()),
                 "features": self.features, "entries": list(self.entries),
-                "events": list(self.events), "dropped": self.dropped, "keep": self.keep,
+                "events": list(self.events), "skipped": self.skipped,
+                "pushedOut": self.pushed_out, "keep": self.keep,
                 "recording": self.recording is not None}
 
     async def _run(self) -> None:
@@ -99,7 +101,7 @@ class CoreLink:
         if seen >= 0:
             if current - last > PAGE:
                 # Too far behind: jump to the newest page rather than read everything.
-                self.dropped += current - PAGE - last
+                self.skipped += current - PAGE - last
                 running.clear()
                 since = current - PAGE
             else:
@@ -128,7 +130,7 @@ class CoreLink:
                 running[seq] = int(entry["version"])
             fresh.append(entry)
             if len(self.entries) == self.entries.maxlen:
-                self.dropped += 1
+                self.pushed_out += 1
             self.entries.append(entry)
             for event in entry.get("events", []):
                 self.events.append({"store": store, "seq": seq, "event": event,
@@ -139,7 +141,7 @@ class CoreLink:
         self._running[store] = running
         if fresh:
             await self._send({"type": "entries", "store": store, "entries": fresh,
-                              "dropped": self.dropped})
+                              "skipped": self.skipped})
 
     async def _send(self, message: Message) -> None:
         for listener in list(self._listeners):

@@ -73,19 +73,18 @@ class Routes:
         # A page that reads slowly gets messages dropped, never a stalled poll: each page has a
         # bounded queue of its own, and the link only ever puts into it.
         queue: "asyncio.Queue[Optional[Message]]" = asyncio.Queue(maxsize=256)
-        lost = 0
+        lost = {"updates": 0}
 
         async def listener(message: Message) -> None:
-            nonlocal lost
             try:
                 queue.put_nowait(message)
             except asyncio.QueueFull:
-                lost += 1
+                lost["updates"] += 1
 
         self.link.subscribe(listener)
         try:
             await socket.send_str(json.dumps(self.link.snapshot()))
-            sender = asyncio.ensure_future(self._forward(socket, queue))
+            sender = asyncio.ensure_future(self._forward(socket, queue, lost))
             async for message in socket:
                 if message.type in (WSMsgType.ERROR, WSMsgType.CLOSE):
                     break
@@ -95,12 +94,14 @@ class Routes:
         return socket
 
     async def _forward(self, socket: web.WebSocketResponse,
-                       queue: "asyncio.Queue[Optional[Message]]") -> None:
+                       queue: "asyncio.Queue[Optional[Message]]", lost: Dict[str, int]) -> None:
         while True:
             message = await queue.get()
             if message is None or socket.closed:
                 return
             await socket.send_str(json.dumps(message))
+            if lost["updates"]:
+                await socket.send_str(json.dumps({"type": "lost", "updates": lost["updates"]}))
 
     async def _rpc(self, call: Awaitable[Any]) -> web.Response:
         from ..errors import RPCError

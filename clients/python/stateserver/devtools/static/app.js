@@ -16,7 +16,12 @@ const model = {
   byKey: new Map(), // "store#seq" -> entry
   events: [],
   keep: 2000,
-  dropped: 0, // entries the page or the devtools server did not keep
+  // Entries not kept: before this page connected (`before`), pushed out by newer ones here
+  // (`pushedOut`), or never read because a store ran a whole page ahead of a poll (`skipped`).
+  before: 0,
+  pushedOut: 0,
+  skipped: 0,
+  lost: 0, // updates the devtools server could not queue for this page (it read too slowly)
   selected: null,
 };
 
@@ -56,7 +61,8 @@ function receive(message) {
   switch (message.type) {
     case 'snapshot':
       model.keep = message.keep;
-      model.dropped = message.dropped;
+      model.before = message.pushedOut;
+      model.skipped = message.skipped;
       model.features = new Map(message.features.map((feature) => [feature.name, feature]));
       setStores(message.stores);
       addEntries(message.entries);
@@ -65,10 +71,11 @@ function receive(message) {
       break;
     case 'stores': setStores(message.stores); break;
     case 'entries':
-      model.dropped = Math.max(model.dropped, message.dropped);
+      model.skipped = message.skipped;
       addEntries(message.entries);
       break;
     case 'error': $('#status').textContent = `core: ${message.message}`; break;
+    case 'lost': model.lost = message.updates; break;
     default: break;
   }
   schedule();
@@ -95,10 +102,12 @@ function addEntries(entries) {
     model.byKey.set(key(entry), entry);
     for (const event of entry.events || []) model.events.push({ store: entry.store, seq: entry.seq, event });
   }
+  // Each store's entries come in order, store by store: the timeline is one order, by time.
+  model.entries.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.store < b.store ? -1 : a.store > b.store ? 1 : a.seq - b.seq));
   const over = model.entries.length - model.keep;
   if (over > 0) {
     for (const entry of model.entries.splice(0, over)) model.byKey.delete(key(entry));
-    model.dropped += over;
+    model.pushedOut += over;
   }
   if (model.events.length > model.keep) model.events.splice(0, model.events.length - model.keep);
 }
@@ -151,8 +160,10 @@ function render() {
   $('#timeline tbody').replaceChildren(...rows);
   $('#count').textContent = `${matching} of ${model.entries.length} entries${matching > SHOWN ? `, newest ${SHOWN} shown` : ''}`;
   const notice = $('#notice');
-  notice.hidden = model.dropped === 0;
-  notice.textContent = `keeping the last ${model.keep} entries: ${model.dropped} older not kept`;
+  const dropped = model.before + model.pushedOut + model.skipped;
+  notice.hidden = dropped === 0 && !model.lost;
+  notice.textContent = `keeping the last ${model.keep} entries: ${dropped} older not kept`
+    + (model.lost ? `; this page fell behind and missed ${model.lost} updates (reload to catch up)` : '');
   $('#events').replaceChildren(...model.events.slice(-50).reverse().map((item) =>
     element('li', { textContent: `${item.store} #${item.seq} ${JSON.stringify(item.event)}` })));
 }
