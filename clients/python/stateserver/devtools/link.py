@@ -2,7 +2,7 @@
 import asyncio
 import collections
 import os
-from typing import Any, Awaitable, Callable, Deque, Dict, List, Optional, Set
+from typing import Any, Awaitable, Callable, Deque, Dict, List, Optional, Set, Tuple
 
 from ..async_client import AsyncClient
 from ..errors import RPCError
@@ -32,7 +32,8 @@ class CoreLink:
         self.recording = recording  # the core's --record file, when known
         self.stores: Dict[str, Message] = {}
         self.features: List[Message] = []
-        self.entries: Deque[Message] = collections.deque(maxlen=keep)
+        self.entries: Deque[Message] = collections.deque()  # at most `keep`
+        self._held: Dict[Tuple[str, int], Message] = {}  # (store, seq) -> entry in `entries`
         self.events: Deque[Message] = collections.deque(maxlen=keep)
         self.skipped = 0  # entries never read: a store ran more than a page ahead of a poll
         self.pushed_out = 0  # entries read, then pushed out of `entries` by newer ones
@@ -124,14 +125,20 @@ class CoreLink:
             if seq <= seen:
                 if seq in running and not runs:
                     del running[seq]  # its effects ended: the page updates the entry
+                    held = self._held.get((store, seq))
+                    if held is not None:
+                        held.update(entry)
                     fresh.append(entry)
                 continue
             if runs:
                 running[seq] = int(entry["version"])
             fresh.append(entry)
-            if len(self.entries) == self.entries.maxlen:
+            if len(self.entries) >= self.keep:
+                evicted = self.entries.popleft()
+                self._held.pop((evicted["store"], evicted["seq"]), None)
                 self.pushed_out += 1
             self.entries.append(entry)
+            self._held[(store, seq)] = entry
             for event in entry.get("events", []):
                 self.events.append({"store": store, "seq": seq, "event": event,
                                     "at": entry.get("at")})
