@@ -1,6 +1,7 @@
 import Dispatch
 import JSON
 import StateKit
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -23,6 +24,10 @@ final class Recorder: Sendable {
   private let queue = DispatchQueue(label: "stateserver.recorder")
   private let room: DispatchSemaphore
   private let log: Log
+  /// Lines encoded but not yet written, and how many lines are queued behind them: the queue
+  /// writes when it runs dry (or past 64 KiB), one `write(2)` per batch rather than per line.
+  private let pending = Mutex<[UInt8]>([])
+  private let queued = Atomic<Int>(0)
 
   /// Opens (creates, or appends to) `path` and queues the header; nil with a message when the
   /// file cannot be opened.
@@ -90,16 +95,30 @@ final class Recorder: Sendable {
 
   /// Waits until every queued line is written, then closes the file.
   func finish() {
-    queue.sync { _ = Glibc.close(fd) }
+    queue.sync {
+      pending.withLock { buffer in
+        Self.writeAll(fd, buffer, log)
+        buffer.removeAll()
+      }
+      _ = Glibc.close(fd)
+    }
   }
 
   private func write(_ line: @escaping @Sendable () -> JSON) {
     room.wait()
-    queue.async { [fd, room, log] in
-      var bytes = (try? line().serialized()) ?? []
-      if !bytes.isEmpty {
-        bytes.append(UInt8(ascii: "\n"))
-        Self.writeAll(fd, bytes, log)
+    queued.add(1, ordering: .relaxed)
+    queue.async { [self] in
+      let bytes = (try? line().serialized()) ?? []
+      let left = queued.subtract(1, ordering: .relaxed).newValue
+      pending.withLock { buffer in
+        if !bytes.isEmpty {
+          buffer += bytes
+          buffer.append(UInt8(ascii: "\n"))
+        }
+        if left == 0 || buffer.count >= 1 << 16 {
+          Self.writeAll(fd, buffer, log)
+          buffer.removeAll(keepingCapacity: true)
+        }
       }
       room.signal()
     }

@@ -430,25 +430,25 @@ class Client:
 
     # History and time travel (the server keeps `--history N` entries per store).
 
-    def history(self, store: str, since: Optional[int] = None, limit: Optional[int] = None,
-                timeout: float = 30) -> Any:
+    def history(self, store: str, since: "int | None" = None, limit: "int | None" = None,
+                timeout: float = 30) -> "Any":
         """`history/get`: `{store, first, version, entries}`, entries above version `since`
         oldest first; `first` is the oldest version whose state history still holds."""
-        params: Dict[str, Any] = {"store": store}
+        params: "dict[str, object]" = {"store": store}
         if since is not None:
             params["since"] = since
         if limit is not None:
             params["limit"] = limit
         return self.request("history/get", params, timeout=timeout)
 
-    def state_at(self, store: str, version: int, path: Optional[str] = None,
-                 timeout: float = 30) -> Any:
+    def state_at(self, store: str, version: int, path: "str | None" = None,
+                 timeout: float = 30) -> "Any":
         """`state/get` at a past version: `{store, version, state}` as it was then."""
-        params: Dict[str, Any] = {"store": store, "version": version}
+        params: "dict[str, object]" = {"store": store, "version": version}
         if path is not None:
             params["path"] = path
         return self.request("state/get", params, timeout=timeout)
 
-    def rewind(self, store: str, version: int, timeout: float = 30) -> Any:
+    def rewind(self, store: str, version: int, timeout: float = 30) -> "Any":
         """`store/rewind`: the state at `version` becomes current as a new version."""
         return self.request("store/rewind", {"store": store, "version": version}, timeout=timeout)
