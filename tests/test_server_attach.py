@@ -279,7 +279,6 @@ def test_thousand_connect_disconnect_cycles_leak_nothing(spawn, stateserver_bin,
     for n in range(101, 1001):
         cycle(n)
     fds_after, rss_after = settle()
-    print("fds", fds_before, fds_after, "rss KiB", rss_before, rss_after)
     assert fds_after <= fds_before, (fds_before, fds_after)
     # 900 connections each hold a reader, a writer, queues and buffers (64 KiB of read buffer
     # alone): a leak of one connection each would grow the core by tens of MiB.
@@ -421,6 +420,8 @@ def test_attach_from_a_shell_pipe(spawn, stateserver_bin, sock_dir):
     missing = subprocess.run([stateserver_bin, "attach", str(sock_dir / "none.sock")],
                              capture_output=True, timeout=BOUND)
     assert missing.returncode == 1 and b"cannot connect" in missing.stderr
+    usage = subprocess.run([stateserver_bin, "attach"], capture_output=True, timeout=BOUND)
+    assert usage.returncode == 2 and b"usage: stateserver attach PATH" in usage.stderr
     assert owner.close() == 0
 
 

@@ -8,7 +8,11 @@ extension Connection {
   /// line, then stop with status 0.
   func beginShutdown(reason: String) {
     guard phase == .serving else { return }
-    if role != .owner { return hub?.detach(self, reason: reason) ?? () }
+    if role != .owner {
+      // An attached client's end ends only its connection (Hub).
+      hub?.detach(self, reason: reason)
+      return
+    }
     phase = .draining
     inbox?.finish()
     log.info("shutting down", ["reason": reason])

@@ -39,7 +39,7 @@ final class Connection {
   var inbox: Inbox?
   /// `--record`: where every store's history goes (Connection+History.swift).
   var recorder: Recorder?
-  private var uncommitted: [Outgoing] = []
+  var uncommitted: [Outgoing] = []
   /// While set, lines wait in `uncommitted` (an input batch of this client, or of another
   /// client through the hub).
   var inBatch = false
@@ -47,8 +47,8 @@ final class Connection {
   /// patches merge as they are queued, since its queue would merge them all anyway.
   var mergesHeldPatches = false
   /// The newest patch queued while `mergesHeldPatches`, kept apart so later ones merge into it
-  /// in place (see `hold`).
-  private var held: PatchNotice?
+  /// in place (Connection+Held).
+  var held: HeldPatch?
   var phase = Phase.serving
   /// `initialize`'s `subscribe`: whether every store is watched at its root automatically.
   var subscribesToAll = true
@@ -330,33 +330,6 @@ final class Connection {
     releaseHeld()
     uncommitted.append(line)
     if !inBatch { commit() }
-  }
-
-  /// Queues a patch while another client's batch is held and this client is behind: merged
-  /// in place into the held patch when it is the same subscription's, else the held patch is
-  /// released first. Nothing is queued between the two, so no barrier is crossed; the weight
-  /// is left for the output queue to measure once, when it merges the whole batch.
-  private func hold(
-    store: String, path: String, from: UInt64, to: UInt64, operations: [JSON], cause: JSON?
-  ) {
-    // Compared through `held?`, never a bound copy: a copy would share the operations and make
-    // every append copy them all.
-    if held?.to == from, held?.path == path, held?.store == store {
-      self.held?.operations.append(contentsOf: operations)
-      self.held?.to = to
-      self.held?.cause = cause
-      return
-    }
-    releaseHeld()
-    held = PatchNotice(
-      store: store, path: path, from: from, to: to, operations: operations, cause: cause)
-  }
-
-  /// Queues the held patch; before any other line, and at the commit.
-  private func releaseHeld() {
-    guard let notice = held else { return }
-    held = nil
-    uncommitted.append(.patch(notice))
   }
 
   /// Hands what was queued to the writer: at the end of each input batch, and at once for

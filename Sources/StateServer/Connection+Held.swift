@@ -1,0 +1,69 @@
+import JSON
+import StateKit
+
+/// A patch merged at the source: while another client's input batch is served and this client
+/// is behind (its output queue merges), each subscription's patches merge into one as they are
+/// made, instead of being queued one by one for the queue to merge. A stalled client then costs
+/// the serving client little: bench/attach.
+struct HeldPatch {
+  var notice: PatchNotice
+  /// Set once the merged operations of a root subscription outweigh the state: later changes
+  /// only move `to`, and the patch becomes one `replace` of the whole state when released, so
+  /// no operation is kept (or freed on the main actor) per change.
+  var whole: (any AnyStore)?
+  /// The operation count at which to compare the operations with the state again (doubling).
+  var checkAt = 64
+}
+
+extension Connection {
+  /// Queues a patch while `mergesHeldPatches`: merged in place into the held patch when that is
+  /// the same subscription's, else the held one is released first. Nothing is queued between
+  /// the two, so no barrier is crossed. The weight is left for the output queue to measure
+  /// once, when it merges the whole batch.
+  func hold(
+    store: String, path: String, from: UInt64, to: UInt64, operations: [JSON], cause: JSON?
+  ) {
+    // Compared through `held?`, never a bound copy: a copy would share the operations and make
+    // every append copy them all.
+    guard held?.notice.to == from, held?.notice.path == path, held?.notice.store == store else {
+      releaseHeld()
+      held = HeldPatch(
+        notice: PatchNotice(
+          store: store, path: path, from: from, to: to, operations: operations, cause: cause))
+      return
+    }
+    held?.notice.to = to
+    held?.notice.cause = cause
+    guard held?.whole == nil else { return }
+    held?.notice.operations.append(contentsOf: operations)
+    if path.isEmpty, let count = held?.notice.operations.count, let checkAt = held?.checkAt,
+      count >= checkAt
+    {
+      held?.checkAt = 2 * checkAt
+      collapseHeld(storeID: store)
+    }
+  }
+
+  /// Drops the held operations for the whole state when the state weighs less than they do
+  /// (measured at each doubling of their count, so the cost stays proportional to them).
+  private func collapseHeld(storeID: String) {
+    guard let store = registry.store(storeID), let operations = held?.notice.operations else {
+      return
+    }
+    let weight = PatchNotice.weight(of: operations)
+    guard nodeCount(store.published, limit: weight) < weight else { return }
+    held?.whole = store
+    held?.notice.operations = []
+  }
+
+  /// Queues the held patch: before any other line, and at the commit. The state of a collapsed
+  /// patch's store is still at the patch's `to`: every change of it since merged into it.
+  func releaseHeld() {
+    guard var released = held else { return }
+    held = nil
+    if let store = released.whole {
+      released.notice.operations = [["op": "replace", "path": "", "value": store.published]]
+    }
+    uncommitted.append(.patch(released.notice))
+  }
+}
