@@ -10,6 +10,7 @@ from typing import Any, Awaitable, Callable, Dict, List, Optional
 
 from aiohttp import WSMsgType, web
 
+from ..errors import RPCError
 from .link import CoreLink, Message
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -104,7 +105,6 @@ class Routes:
                 await socket.send_str(json.dumps({"type": "lost", "updates": lost["updates"]}))
 
     async def _rpc(self, call: Awaitable[Any]) -> web.Response:
-        from ..errors import RPCError
         try:
             return web.json_response({"result": await call})
         except RPCError as error:
@@ -119,12 +119,17 @@ class Routes:
 
     async def rewind(self, request: web.Request) -> web.Response:
         body = await request.json()
-        return await self._rpc(self.link.rewind(str(body.get("store")), int(body.get("version"))))
+        store, version = body.get("store"), body.get("version")
+        if not isinstance(store, str) or not isinstance(version, int):
+            return _error(400, "expected {store, version}")
+        return await self._rpc(self.link.rewind(store, version))
 
     async def dispatch(self, request: web.Request) -> web.Response:
         body = await request.json()
-        response: Dict[str, Any] = await self.link.dispatch(str(body.get("store")),
-                                                            body.get("action"))
+        store, action = body.get("store"), body.get("action")
+        if not isinstance(store, str) or not isinstance(action, dict):
+            return _error(400, "expected {store, action}")
+        response: Dict[str, Any] = await self.link.dispatch(store, action)
         if "error" in response:
             return web.json_response({"error": response["error"]}, status=400)
         return web.json_response({"result": response.get("result")})
