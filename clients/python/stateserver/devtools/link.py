@@ -44,7 +44,10 @@ class CoreLink:
         self._task: Optional["asyncio.Task[None]"] = None
 
     async def start(self) -> None:
-        await self.client.request("initialize", {"client": {"name": "stateserver-devtools"}})
+        # No patches: history says what changed, and a subscriber would make the core encode
+        # and queue every patch for this connection too.
+        await self.client.request("initialize", {"client": {"name": "stateserver-devtools"},
+                                                 "subscribe": "none"})
         self.features = (await self.client.request("features/list"))["features"]
         await self.poll()
         self._task = asyncio.ensure_future(self._run())
