@@ -18,7 +18,7 @@ import time
 
 import pytest
 
-from conftest import SchemaCheck, line_validator
+from conftest import RECORDED_MESSAGES, SchemaCheck, line_validator
 from stateserver import Client, Mirror
 
 BOUND = 30
@@ -50,7 +50,9 @@ def attach(stateserver_bin, protocol_schema):
 
     def start(path):
         check = SchemaCheck(validator)
-        client = Client.attach(path, command=stateserver_bin, on_line=check)
+        # Recorded as the `spawn` fixture's clients are: the tests read notifications back.
+        client = Client.attach(path, command=stateserver_bin, on_line=check,
+                               record=RECORDED_MESSAGES)
         client.schema_check = check
         started.append(client)
         return client

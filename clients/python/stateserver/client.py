@@ -115,7 +115,7 @@ class Client:
         cls, path: "Union[str, os.PathLike[str]]",
         command: "Optional[Union[str, os.PathLike[str]]]" = None,
         env: Optional[Mapping[str, str]] = None, stderr: Union[None, int, IO[Any]] = None,
-        on_line: Optional[Callable[[bytes], None]] = None,
+        on_line: Optional[Callable[[bytes], None]] = None, record: Union[bool, int] = False,
     ) -> "Client":
         """Attaches to a running core started with `--listen PATH`, through
         `stateserver attach PATH` (`command`: the stateserver program, by default
@@ -123,7 +123,7 @@ class Client:
         only this connection, not the core."""
         program = command if command is not None else os.environ.get("STATESERVER_BIN", "stateserver")
         return cls.spawn([os.fspath(program), "attach", os.fspath(path)], env=env,
-                         stderr=stderr, on_line=on_line)
+                         stderr=stderr, on_line=on_line, record=record)
 
     def __enter__(self) -> "Client":
         return self
