@@ -299,3 +299,16 @@ def test_history_and_recording_cover_stores_of_a_core_that_listens(core, attach_
         return {(line["type"], line["store"]) for line in lines if line["type"] != "header"}
     until(lambda: {("open", "second"), ("entry", "second"), ("entry", "counter")} <= recorded(),
           "the attached client's store and dispatches in the recording")
+
+
+def test_an_effect_cancelled_by_a_rewind_ends_its_span_as_cancelled(core, devtools, browser):
+    core.dispatch("counter", {"type": "set", "value": 1})
+    core.dispatch("counter", {"type": "incrementLater", "afterMs": 600_000})  # still running
+    browser.get(devtools)
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#timeline .span.running"),
+         "the running effect's span")
+    core.request("store/rewind", {"store": "counter", "version": 1})
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#timeline .span.cancelled"),
+         "the span ended as cancelled")
+    wait(browser, lambda d: row_where(d, "rewind to 1"), "the rewind in the timeline")
+    assert not browser.find_elements(By.CSS_SELECTOR, "#timeline .span.running")
