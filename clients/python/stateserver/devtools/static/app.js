@@ -7,7 +7,8 @@ import { tree } from './tree.js';
 import { diff } from './diff.js';
 
 const $ = (selector) => document.querySelector(selector);
-const SHOWN = 400; // rows in the timeline at once (the newest that pass the filters)
+const SHOWN = 200; // rows in the timeline at once (the newest that pass the filters)
+const RENDER_EVERY_MS = 250; // under a flood, at most four renders a second keep the page usable
 
 const model = {
   stores: new Map(), // id -> {store, feature, version}
@@ -95,15 +96,22 @@ function setStores(stores) {
 }
 
 function addEntries(entries) {
+  let added = 0;
   for (const entry of entries) {
     const old = model.byKey.get(key(entry));
     if (old) { Object.assign(old, entry); continue; } // its effects ended: spans get their end
     model.entries.push(entry);
+    added += 1;
     model.byKey.set(key(entry), entry);
     for (const event of entry.events || []) model.events.push({ store: entry.store, seq: entry.seq, event });
   }
   // Each store's entries come in order, store by store: the timeline is one order, by time.
-  model.entries.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.store < b.store ? -1 : a.store > b.store ? 1 : a.seq - b.seq));
+  // A batch newer than everything held (the usual case) needs no sort.
+  let ordered = true;
+  for (let i = Math.max(1, model.entries.length - added); i < model.entries.length && ordered; i += 1) {
+    ordered = model.entries[i - 1].at <= model.entries[i].at;
+  }
+  if (!ordered) model.entries.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.store < b.store ? -1 : a.store > b.store ? 1 : a.seq - b.seq));
   const over = model.entries.length - model.keep;
   if (over > 0) {
     for (const entry of model.entries.splice(0, over)) model.byKey.delete(key(entry));
@@ -115,10 +123,16 @@ function addEntries(entries) {
 // Rendering, at most once per frame
 
 let pending = false;
+let rendered = 0;
 function schedule() {
   if (pending) return;
   pending = true;
-  requestAnimationFrame(() => { pending = false; render(); });
+  const wait = Math.max(0, rendered + RENDER_EVERY_MS - performance.now());
+  setTimeout(() => requestAnimationFrame(() => {
+    pending = false;
+    rendered = performance.now();
+    render();
+  }), wait);
 }
 
 function kindOf(entry) {
