@@ -17,7 +17,7 @@ PREFIX ?= $(HOME)/.local
 export STATESERVER_TESTDATA ?= $(abspath ../shared/testdata)
 
 .PHONY: setup build release run install test swift-test py-test node-test bench fuzz schemas \
-	bindings format lint clean
+	bindings screenshots format lint clean
 
 setup:
 	@scripts/setup.sh
@@ -85,6 +85,10 @@ schemas: release
 bindings: release
 	$(BIN) codegen --lang typescript --out clients/typescript/src
 	$(BIN) codegen --lang python --out clients/python/stateserver
+
+# docs/devtools.png, the devtools page in headless Chromium after a short session.
+screenshots: release
+	$(PYTHON) scripts/screenshots.py $(BIN)
 
 format:
 	swift format --in-place --recursive Package.swift Sources Tests
