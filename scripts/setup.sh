@@ -5,11 +5,13 @@ set -euo pipefail
 
 # node-typescript: `tsc`, which type-checks the Node client's declarations and the generated
 # bindings (tests/test_bindings.py). neovim (Debian's 0.7): the Neovim plugin's headless tests
-# (tests/test_client_neovim.py).
-apt_packages=(libjansson-dev libsqlite3-dev pkg-config node-typescript neovim)
+# (tests/test_client_neovim.py). chromium and chromium-driver: the devtools page's browser tests
+# (tests/test_devtools.py), headless.
+apt_packages=(libjansson-dev libsqlite3-dev pkg-config node-typescript neovim chromium
+  chromium-driver)
 # tests, the client's one dependency, and mypy (the Python client and the generated bindings
-# type-check with --strict)
-python_packages=(pytest jsonpatch jsonschema referencing mypy)
+# type-check with --strict), aiohttp (the devtools server) and selenium (its browser tests)
+python_packages=(pytest jsonpatch jsonschema referencing mypy aiohttp selenium)
 
 # The Node client's tests need node (20 ships with these machines; Debian's nodejs is the
 # fallback on a machine without it).

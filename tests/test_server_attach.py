@@ -406,6 +406,34 @@ def test_a_dead_socket_is_replaced_and_a_live_one_is_not(spawn, stateserver_bin,
     assert not path.exists()
 
 
+def test_a_rewind_is_caused_by_its_own_client_only(spawn, attach, sock_dir):
+    """A rewind's patch carries the rewinding client's own request id, as a dispatch's does;
+    the other client, whose ids are its own, sees no cause (the owner once saw the guest's id
+    as if it were its own request)."""
+    path = sock_dir / "core.sock"
+    owner = listening(spawn, path)
+    guest = attach(path)
+    guest.request("dispatch", {"store": "counter", "action": {"type": "set", "value": 3}}, id=7)
+    rewound = guest.request("store/rewind", {"store": "counter", "version": 0}, id=8)["version"]
+    owner.request("state/get", {"store": "counter"})  # a barrier: the patch came before it
+
+    def patch_to(client, version):
+        patches = [m["params"] for m in client.notifications
+                   if m["method"] == "state/patch" and m["params"]["store"] == "counter"
+                   and m["params"]["to"] == version]
+        assert len(patches) == 1, patches
+        return patches[0]
+
+    assert patch_to(guest, rewound).get("cause") == 8
+    assert "cause" not in patch_to(owner, rewound)
+    # History names the request by its own id and the client that sent it (schema-checked).
+    entries = guest.request("history/get", {"store": "counter"})["entries"]
+    assert [(e["kind"], e["origin"]) for e in entries[-2:]] == [
+        ("action", {"request": 7, "client": 1}), ("rewind", {"request": 8, "client": 1})]
+    assert guest.close() == 0
+    assert owner.close() == 0
+
+
 def test_attach_from_a_shell_pipe(spawn, stateserver_bin, sock_dir):
     path = sock_dir / "core.sock"
     owner = listening(spawn, path)

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import JSON
 
 /// One walk of a new view against the published JSON, collecting the patch operations.

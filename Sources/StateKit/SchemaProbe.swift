@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import JSON
 
 /// Derives JSON Schemas (2020-12) from `Decodable` types by decoding them with a decoder that

@@ -37,8 +37,15 @@ public final class Store<F: Feature>: AnyStore {
   /// object always decodes to the same value, and `Codable` was the largest cost of a
   /// dispatch. Only successfully decoded public names enter, so it holds at most one entry
   /// per public action.
-  private var payloadFreeActions: [String: F.Action] = [:]
+  /// (An index into an array rather than `[String: F.Action]`: the lookup then returns an
+  /// `Int?`, where `F.Action?` cost a generic metadata lookup per dispatch in this unspecialized
+  /// code, about 450 instructions.)
+  private var payloadFreeIndex: [String: Int] = [:]
+  private var payloadFreeActions: [F.Action] = []
   private var queue: [Queued] = []
+  /// Whether `queue` got an entry during this reduce; asking `queue.isEmpty` instead looked up
+  /// the generic `Queued` metadata on every action.
+  private var hasQueued = false
   private var queueHead = 0
   private var isReducing = false
   var pendingEvents: [JSON] = []
@@ -187,9 +194,10 @@ public final class Store<F: Feature>: AnyStore {
     else {
       return try WireFormat.decodeAction(F.Action.self, from: action, allowed: publicActions)
     }
-    if let known = payloadFreeActions[name] { return known }
+    if let known = payloadFreeIndex[name] { return payloadFreeActions[known] }
     let decoded = try WireFormat.decodeAction(F.Action.self, from: action, allowed: publicActions)
-    payloadFreeActions[name] = decoded
+    payloadFreeIndex[name] = payloadFreeActions.count
+    payloadFreeActions.append(decoded)
     return decoded
   }
 
@@ -199,7 +207,7 @@ public final class Store<F: Feature>: AnyStore {
   func enqueue(_ action: F.Action, _ context: EffectContext, fromEffect: Bool) {
     guard !isClosed, !fromEffect || context.generation == generation else { return }
     guard !isReducing else {
-      queue.append(Queued(action: action, context: context, fromEffect: fromEffect))
+      queueForLater(action, context, fromEffect: fromEffect)
       return
     }
     isReducing = true
@@ -207,7 +215,20 @@ public final class Store<F: Feature>: AnyStore {
     // Not reducing means the queue is empty: reduce this action without queueing it (the
     // usual case; the queue's bookkeeping cost as much as reducing a counter).
     reduce(action, context, fromEffect: fromEffect)
-    guard !queue.isEmpty else { return }
+    if hasQueued { reduceQueued() }
+  }
+
+  @inline(never)
+  private func queueForLater(_ action: F.Action, _ context: EffectContext, fromEffect: Bool) {
+    queue.append(Queued(action: action, context: context, fromEffect: fromEffect))
+    hasQueued = true
+  }
+
+  /// Reduces what was sent while reducing, in order, until the queue is dry. A function of its
+  /// own (not inlined) so that the usual path above never touches the generic `Queued` type,
+  /// whose metadata this unspecialized code would look up on every action.
+  @inline(never)
+  private func reduceQueued() {
     while queueHead < queue.count {
       let next = queue[queueHead]
       queueHead += 1
@@ -215,6 +236,7 @@ public final class Store<F: Feature>: AnyStore {
     }
     queue.removeAll(keepingCapacity: true)
     queueHead = 0
+    hasQueued = false
   }
 
   private func reduce(_ action: F.Action, _ context: EffectContext, fromEffect: Bool) {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
   import Glibc
@@ -35,12 +35,11 @@ public enum AttachBridge {
       Log.writeStandardError(Array("stateserver attach: \(error.message)\n".utf8))
       return 1
     }
-    let upstream = Thread {
+    let upstream = OSThread(name: "stateserver.attach.stdin") {
       copy(from: 0, to: socket)
       // End of our input: the core answers what it got, then closes its side.
       shutdown(socket, Int32(SHUT_WR))
     }
-    upstream.name = "stateserver.attach.stdin"
     upstream.start()
     copy(from: socket, to: 1)
     return 0

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import JSON
 
 /// One input line as the reader hands it over: already parsed, so the JSON parse runs on the
@@ -21,7 +21,7 @@ enum InboundLine: Sendable {
 final class Inbox: @unchecked Sendable {
   // Safety: `lines`, `bytes`, `drainScheduled` and `closed` are only touched with `condition`
   // locked; `capacity`, `maxBytes` and `wake` are immutable.
-  private let condition = NSCondition()
+  private let condition = Condition()
   private var lines: [InboundLine] = []
   private var bytes = 0
   /// Bytes of input read so far, through the last push.

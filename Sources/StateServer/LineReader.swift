@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import JSON
 
 #if canImport(Glibc)
@@ -33,8 +33,7 @@ final class LineReader: Sendable {
 
   /// Starts the reading thread.
   func start() {
-    let thread = Thread { [self] in run() }
-    thread.name = "stateserver.stdin"
+    let thread = OSThread(name: "stateserver.stdin") { [self] in run() }
     thread.start()
   }
 

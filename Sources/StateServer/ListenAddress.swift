@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
   import Glibc
@@ -26,25 +26,24 @@ public enum ListenAddress: Sendable, Equatable {
       guard !path.isEmpty else {
         throw UnixSocket.Failure(message: "--listen was given an empty path")
       }
-      let directory = (path as NSString).deletingLastPathComponent
+      let directory = FilePath.directory(of: path)
       try Self.checkPrivate(directory.isEmpty ? "." : directory, uid: uid, mustBeOwn: false)
       return path
     case .defaultPath:
       let directory: String
       if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty {
-        directory = (runtime as NSString).appendingPathComponent("stateserver")
+        directory = FilePath.join(runtime, "stateserver")
       } else {
         // The uid in the name keeps users apart in a shared temporary directory; the checks
         // below refuse a directory someone else made there first.
-        directory = (NSTemporaryDirectory() as NSString).appendingPathComponent(
-          "stateserver-\(uid)")
+        directory = FilePath.join(FilePath.temporaryDirectory, "stateserver-\(uid)")
       }
       if mkdir(directory, 0o700) != 0 && errno != EEXIST {
         throw UnixSocket.Failure(
           message: "cannot create the socket directory '\(directory)': \(UnixSocket.errorText())")
       }
       try Self.checkPrivate(directory, uid: uid, mustBeOwn: true)
-      return (directory as NSString).appendingPathComponent("\(pid).sock")
+      return FilePath.join(directory, "\(pid).sock")
     }
   }
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
   import Glibc
@@ -60,8 +60,7 @@ final class Listener: Sendable {
 
   /// Starts accepting; `onAccept` gets each connection of our own user, on the accept thread.
   func start(onAccept: @escaping @Sendable (Int32) -> Void) {
-    let thread = Thread { [self] in run(onAccept) }
-    thread.name = "stateserver.listen"
+    let thread = OSThread(name: "stateserver.listen") { [self] in run(onAccept) }
     thread.start()
   }
 
@@ -109,7 +108,7 @@ final class Listener: Sendable {
 private enum SocketFileRemoval {
   // Safety: `socket` is read and written only with `lock` held.
   nonisolated(unsafe) private static var socket: (path: String, inode: ino_t)?
-  private static let lock = NSLock()
+  private static let lock = Condition()
 
   static func register(path: String, inode: ino_t) {
     lock.lock()

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import JSON
 
 /// The lines committed by the main actor and not yet taken by the writer thread.
@@ -24,7 +24,7 @@ import JSON
 final class OutputQueue: @unchecked Sendable {
   // Safety: every mutable property is read and written only with `condition` locked; the
   // writer thread and the main actor meet nowhere else.
-  private let condition = NSCondition()
+  private let condition = Condition()
   private var lines: [Outgoing] = []
   /// `sizes[i]` is the estimated encoded size of `lines[i]`.
   private var sizes: [Int] = []

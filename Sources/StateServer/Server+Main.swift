@@ -1,5 +1,10 @@
-import Foundation
 import StateKit
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 extension Server {
   /// A server executable of one's own in one call: the whole command line (`--help`,
@@ -75,7 +80,7 @@ extension Server {
       return .exit(AttachBridge.run(Array(arguments.dropFirst())))
     case "replay":
       guard arguments.count == 2 else {
-        FileHandle.standardError.write(Data("usage: \(name) replay FILE\n".utf8))
+        StandardStream.writeAll("usage: \(name) replay FILE\n", to: 2)
         return .exit(2)
       }
       return .exit(Replay.run(path: arguments[1], features: features(defaults)))
@@ -85,10 +90,10 @@ extension Server {
       name: name, version: version, summary: summary, server: part, flags: flags)
     switch interface.parse(arguments, into: defaults) {
     case .print(let text):
-      FileHandle.standardOutput.write(Data(text.utf8))
+      StandardStream.writeAll(text, to: 1)
       return .exit(0)
     case .usageError(let message):
-      FileHandle.standardError.write(Data(message.utf8))
+      StandardStream.writeAll(message, to: 2)
       return .exit(2)
     case .run(let parsed):
       var options = parsed[keyPath: part]
@@ -108,7 +113,7 @@ extension Server {
         do {
           lock = try DirectoryLock(directory: stateDirectory)
         } catch  where error.isHeld {
-          FileHandle.standardError.write(Data("\(name): \(error.description)\n".utf8))
+          StandardStream.writeAll("\(name): \(error.description)\n", to: 2)
           return .exit(2)
         } catch {
           options.log.warning(error.description)
@@ -146,7 +151,7 @@ extension Server {
       flags: ServerOptions.flags.map { flag in
         // The server's help names the reference executable; an application names itself.
         var flag = flag.lifted(part)
-        flag.help = flag.help.replacingOccurrences(of: "`stateserver ", with: "`\(name) ")
+        flag.help = flag.help.replacing("`stateserver ", with: "`\(name) ")
         return flag
       } + flags)
   }

@@ -1,5 +1,5 @@
 import CSignals
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
   import Glibc
@@ -36,7 +36,7 @@ final class ShutdownSignals: Sendable {
 
   /// Calls `received` with each signal's number, in order, from the signal thread.
   func start(_ received: @escaping @Sendable (Int32) -> Void) {
-    let thread = Thread { [readEnd] in
+    let thread = OSThread(name: "stateserver.signals") { [readEnd] in
       var byte: UInt8 = 0
       while true {
         let count = read(readEnd, &byte, 1)
@@ -49,7 +49,6 @@ final class ShutdownSignals: Sendable {
         }
       }
     }
-    thread.name = "stateserver.signals"
     thread.start()
   }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
   import Glibc
@@ -20,7 +20,7 @@ final class StandardErrorWriter: @unchecked Sendable {
   /// The process's stderr.
   static let shared = StandardErrorWriter(fd: 2, limit: 256 << 10)
 
-  private let condition = NSCondition()
+  private let condition = Condition()
   private let fd: Int32
   private let limit: Int
   private var lines: [[UInt8]] = []
@@ -42,8 +42,7 @@ final class StandardErrorWriter: @unchecked Sendable {
     defer { condition.unlock() }
     if !started {
       started = true
-      let thread = Thread { [self] in run() }
-      thread.name = "stateserver.stderr"
+      let thread = OSThread(name: "stateserver.stderr") { [self] in run() }
       thread.start()
     }
     if dropped > 0 {

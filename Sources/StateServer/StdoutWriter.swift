@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import JSON
 
 #if canImport(Glibc)
@@ -68,8 +68,7 @@ final class StdoutWriter: Sendable {
   }
 
   func start() {
-    let thread = Thread { [self] in run() }
-    thread.name = "stateserver.stdout"
+    let thread = OSThread(name: "stateserver.stdout") { [self] in run() }
     thread.start()
   }
 

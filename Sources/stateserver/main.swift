@@ -1,8 +1,12 @@
 // The stateserver executable: the server's command line and the reference features.
 import CStartupSignals
 import Features
-import Foundation
+import FoundationEssentials
 import StateServer
+
+#if canImport(Glibc)
+  import Glibc
+#endif
 
 /// The server's options plus the simulated backend's.
 struct Options: Sendable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import StateKit
 
 /// The simulated backend, steerable through the protocol: go offline, slow down, fail at a

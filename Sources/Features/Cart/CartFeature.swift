@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import StateKit
 
 /// A shopping cart: quantities, a coupon checked by the server, and `total` and `badgeCount`

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import StateKit
 
 /// Where features read the time of day (for `createdAt`, `lastUpdated`, `lastSyncedAt`):

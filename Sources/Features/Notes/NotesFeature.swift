@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import StateKit
 
 /// Field Notes: offline-first notes that persist and sync with the server.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import StateKit
 
 /// An editor for the user's display name: a draft, a save through the server that can be

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import StateKit
 
 /// Starting from the cache and revalidating it: the fetch with its fallback source, and the

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import StateKit
 
 /// A directory of people from the backend: start from the cache and revalidate, load with

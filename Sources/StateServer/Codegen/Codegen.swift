@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import JSON
 import StateKit
 
@@ -31,7 +31,7 @@ public enum Codegen {
     while let argument = rest.popFirst() {
       switch argument {
       case "--help", "-h":
-        FileHandle.standardOutput.write(Data(usage.utf8))
+        StandardStream.writeAll(usage, to: 1)
         return 0
       case "--lang": language = rest.popFirst()
       case "--out": directory = rest.popFirst()
@@ -50,7 +50,7 @@ public enum Codegen {
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         try Data(text.utf8).write(to: url.appendingPathComponent(fileName), options: .atomic)
       } catch {
-        throw CodegenError("cannot write \(directory)/\(fileName): \(error.localizedDescription)")
+        throw CodegenError("cannot write \(directory)/\(fileName): \(error)")
       }
       return 0
     } catch {
@@ -75,7 +75,7 @@ public enum Codegen {
   }
 
   private static func fail(_ status: Int32, _ message: String) -> Int32 {
-    FileHandle.standardError.write(Data(message.utf8))
+    StandardStream.writeAll(message, to: 2)
     return status
   }
 }

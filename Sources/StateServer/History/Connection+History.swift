@@ -90,7 +90,8 @@ extension Connection {
     }
     guard let store = registry.store(storeID) else { throw .unknownStore(storeID) }
     do {
-      let now = try store.rewind(to: version, cause: id)
+      // Tagged like a dispatch's cause: request ids are each client's own (Connection+Attached).
+      let now = try store.rewind(to: version, cause: storeCause(id))
       return .dispatched(store: storeID, version: now)
     } catch {
       throw .versionUnavailable(error, store: storeID, asked: version)

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import JSON
 import StateKit
 
@@ -29,9 +29,18 @@ enum HistoryWire {
 
   /// `{request}` for a client's action, `{request, action}` for one an effect sent (`action`
   /// is the `seq` of the action whose effect sent it), `{}` for one the server sent itself.
+  /// An attached client's request (its cause is tagged `{"client": n, "id": id}`, since ids are
+  /// each client's own) is `{request: id, client: n}`: `request` stays a JSON-RPC id.
   static func origin(_ origin: HistoryEntry.Origin) -> JSON {
     var object = JSONObject()
-    if let request = origin.request { object["request"] = request }
+    if case .object(let tagged)? = origin.request, case .integer(let client)? = tagged["client"],
+      let id = tagged["id"]
+    {
+      object["request"] = id
+      object["client"] = .integer(client)
+    } else if let request = origin.request {
+      object["request"] = request
+    }
     if let action = origin.action { object["action"] = .integer(Int64(action)) }
     return .object(object)
   }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import JSON
 import StateKit
 
@@ -240,10 +240,10 @@ public enum Replay {
 
   private static func writeStandardOutput(_ line: JSON) {
     let bytes = ((try? line.serialized()) ?? []) + [UInt8(ascii: "\n")]
-    FileHandle.standardOutput.write(Data(bytes))
+    StandardStream.writeAll(bytes, to: 1)
   }
 
   private static func writeStandardError(_ text: String) {
-    FileHandle.standardError.write(Data(text.utf8))
+    StandardStream.writeAll(text, to: 2)
   }
 }

@@ -1,5 +1,4 @@
 import Dispatch
-import Foundation
 
 /// A second connection to the state database, used only on its own serial queue, for the two
 /// writes whose cost grows with the whole state: a compacted snapshot, and the WAL checkpoint

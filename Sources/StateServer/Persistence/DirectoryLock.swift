@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
   import Glibc
@@ -33,7 +33,7 @@ public final class DirectoryLock: Sendable {
 
   /// Takes the lock of `directory` (created if missing), or throws naming the holder.
   public init(directory: String) throws(Failure) {
-    let path = (directory as NSString).appendingPathComponent(Self.fileName)
+    let path = FilePath.join(directory, Self.fileName)
     do {
       try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     } catch {
@@ -73,8 +73,9 @@ public final class DirectoryLock: Sendable {
     var buffer = [UInt8](repeating: 0, count: 32)
     let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
     guard count > 0 else { return nil }
-    let text = String(decoding: buffer[..<count], as: UTF8.self)
-    return Int32(text.trimmingCharacters(in: .whitespacesAndNewlines))
+    // The holder wrote its pid and a newline: the digits up to the first other byte.
+    let digits = buffer[..<count].prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+    return Int32(String(decoding: digits, as: UTF8.self))
   }
 
   deinit {

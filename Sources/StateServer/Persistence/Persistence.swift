@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import JSON
 import StateKit
 
@@ -87,10 +87,12 @@ public final class Persistence {
     environment: [String: String] = ProcessInfo.processInfo.environment
   ) -> String {
     if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
-      return (state as NSString).appendingPathComponent(application)
+      return FilePath.join(state, application)
     }
-    let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-    return (home as NSString).appendingPathComponent(".local/state/" + application)
+    let home =
+      environment["HOME"].flatMap { $0.isEmpty ? nil : $0 }
+      ?? FileManager.default.homeDirectoryForCurrentUser.path
+    return FilePath.join(home, ".local/state/" + application)
   }
 
   /// The default warning sink: a warning record of a default ``Log``.

@@ -1,5 +1,5 @@
 import CSQLite
-import Foundation
+import FoundationEssentials
 
 /// The SQLite database of every persistent store: one snapshot row per store, and the journal
 /// of changes committed since (restore = snapshot + journal, in `seq` order).
@@ -77,7 +77,7 @@ final class SnapshotDatabase {
       path = nil
       return
     }
-    let path = (directory as NSString).appendingPathComponent(Self.fileName)
+    let path = FilePath.join(directory, Self.fileName)
     do {
       try FileManager.default.createDirectory(
         atPath: directory, withIntermediateDirectories: true)
@@ -200,7 +200,7 @@ final class SnapshotDatabase {
     let style = Date.ISO8601FormatStyle(timeZone: .gmt)
     let text = Date().formatted(style)
     return compact
-      ? text.replacingOccurrences(of: "-", with: "").replacingOccurrences(of: ":", with: "") : text
+      ? text.filter { $0 != "-" && $0 != ":" } : text
   }
 
   // MARK: Rows

@@ -117,8 +117,9 @@ export interface HistoryEntry {
   to?: number;
   version: number;
   action: Action | null;
-  /** `request`: the client request; `action`: the seq of the action whose effect sent it. */
-  origin: { request?: string | number | null; action?: number };
+  /** `request`: the client request (`client`: the attached client that sent it); `action`:
+   * the seq of the action whose effect sent it. */
+  origin: { request?: string | number | null; client?: number; action?: number };
   patch: PatchOperation[];
   events: { type: string; [field: string]: unknown }[];
   /** ISO 8601 with milliseconds: the stamp the reducer read. */
