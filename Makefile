@@ -16,8 +16,8 @@ PYTHON ?= python3
 PREFIX ?= $(HOME)/.local
 export STATESERVER_TESTDATA ?= $(abspath ../shared/testdata)
 
-.PHONY: setup build release run install test swift-test py-test node-test bench fuzz schemas \
-	bindings screenshots format lint clean
+.PHONY: setup build release run install test swift-test py-test node-test example-test bench \
+	fuzz schemas bindings screenshots format lint clean
 
 setup:
 	@scripts/setup.sh
@@ -48,8 +48,22 @@ install: release
 test: setup lint
 	swift build --build-tests
 	swift test --skip-build
+	$(MAKE) --no-print-directory example-test
 	$(MAKE) --no-print-directory release
 	$(MAKE) --no-print-directory py-test node-test
+
+# Examples/Timers depends on this package by path, as a user's application would: building it,
+# running its tests and asking its five-line executable for its name keep the library's public
+# surface from breaking unnoticed.
+EXAMPLE := Examples/Timers
+example-test:
+	cd $(EXAMPLE) && swift build --build-tests && swift test --skip-build
+	@out=$$(printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize"}' \
+	  | $(EXAMPLE)/.build/debug/timers --ephemeral); \
+	  case "$$out" in *'"server":{"name":"timers","version":"1.0.0"}'*) echo "example: timers serves";; \
+	  *) echo "example: unexpected answer: $$out" >&2; exit 1;; esac
+	@$(EXAMPLE)/.build/debug/timers --version | grep -qx 'timers 1.0.0'
+	@$(EXAMPLE)/.build/debug/timers --nope 2>/dev/null; test $$? -eq 2
 
 # pytest's exit code 5 (no test collected) fails here, as it must. The client comes from
 # this checkout through PYTHONPATH, never from an install that may point at another clone.
@@ -90,13 +104,16 @@ bindings: release
 screenshots: release
 	$(PYTHON) scripts/screenshots.py $(BIN)
 
+SWIFT_SOURCES := Package.swift Sources Tests $(EXAMPLE)/Package.swift $(EXAMPLE)/Sources \
+	$(EXAMPLE)/Tests
+
 format:
-	swift format --in-place --recursive Package.swift Sources Tests
+	swift format --in-place --recursive $(SWIFT_SOURCES)
 
 # The server links FoundationEssentials, never all of Foundation: Foundation and its ICU data
 # cost 3.7 MB of idle memory and a millisecond of every start (issue 11). json-tool may.
 lint:
-	swift format lint --strict --recursive Package.swift Sources Tests
+	swift format lint --strict --recursive $(SWIFT_SOURCES)
 	@if grep -rnE --include='*.swift' '^(@[A-Za-z_]+ +)*import +(Foundation|FoundationInternationalization)( |$$)' \
 	  Sources/JSON Sources/StateKit Sources/Features Sources/StateServer Sources/stateserver; then \
 	  echo "lint: the server imports FoundationEssentials, not Foundation (Makefile, lint)" >&2; \

@@ -98,4 +98,18 @@ public enum ActionError: Error, Equatable, Sendable {
   case refused(type: String, reason: String)
   /// A field that does not decode, or that the feature's validation refused.
   case invalid(pointer: String, reason: String)
+
+  /// The JSON-RPC error code the server answers with: -32003 refused, -32602 invalid.
+  public var code: Int {
+    switch self {
+    case .refused: -32003
+    case .invalid: -32602
+    }
+  }
+
+  /// The pointer of an `.invalid` refusal, relative to the action object.
+  public var pointer: String? {
+    if case .invalid(let pointer, _) = self { return pointer }
+    return nil
+  }
 }

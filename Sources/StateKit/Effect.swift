@@ -25,8 +25,8 @@ public struct Effect<Action: Sendable, Event: Sendable>: Sendable {
   indirect enum Node: Sendable {
     case none
     case send(Action)
-    case emit(Event)
-    case run(priority: TaskPriority?, operation: Operation, catch: Catch?)
+    case emit(Event, CallSite)
+    case run(priority: TaskPriority?, operation: Operation, catch: Catch?, site: CallSite)
     case cancel(EffectID)
     /// Cancels the effects marked with any id that matches (a keyed collection's children).
     case cancelMatching(@Sendable (EffectID) -> Bool)
@@ -46,19 +46,31 @@ public struct Effect<Action: Sendable, Event: Sendable>: Sendable {
   /// Sends `action` to the store right after the current action, before `send` returns.
   public static func send(_ action: Action) -> Self { Self(.send(action)) }
 
-  /// Emits `event` to subscribers with the publication of the current action.
-  public static func emit(_ event: Event) -> Self { Self(.emit(event)) }
+  /// Emits `event` to subscribers with the publication of the current action. An event that
+  /// does not encode is reported at this call's file and line.
+  public static func emit(
+    _ event: Event, fileID: String = #fileID, filePath: String = #filePath, line: Int = #line,
+    column: Int = #column
+  ) -> Self {
+    Self(.emit(event, CallSite(fileID: fileID, filePath: filePath, line: line, column: column)))
+  }
 
   /// Runs `operation` as a task; it reports results with `await send(...)`. An error it
   /// throws is handed to `handler` (a `CancellationError`, or any error thrown after the
-  /// effect was cancelled, is never reported). Without a handler the error is written to
-  /// stderr, as a programming error: features should turn failures into state.
+  /// effect was cancelled, is never reported). Without a handler the error is a programming
+  /// error reported at this call's file and line (features should turn failures into state):
+  /// a test failure in `TestStore`, a log line in the server.
   public static func run(
     priority: TaskPriority? = nil,
     operation: @escaping Operation,
-    catch handler: Catch? = nil
+    catch handler: Catch? = nil,
+    fileID: String = #fileID, filePath: String = #filePath, line: Int = #line,
+    column: Int = #column
   ) -> Self {
-    Self(.run(priority: priority, operation: operation, catch: handler))
+    Self(
+      .run(
+        priority: priority, operation: operation, catch: handler,
+        site: CallSite(fileID: fileID, filePath: filePath, line: line, column: column)))
   }
 
   /// Cancels every running effect marked with `id`.
@@ -124,8 +136,8 @@ extension Effect {
     switch node {
     case .none: return .none
     case .send(let action): return .send(transformAction(action))
-    case .emit(let event): return .emit(transformEvent(event))
-    case .run(let priority, let operation, let handler):
+    case .emit(let event, let site): return Effect<A, E>(.emit(transformEvent(event), site))
+    case .run(let priority, let operation, let handler, let site):
       let mappedOperation: Effect<A, E>.Operation = { send in
         try await operation(Send<Action> { action in send(transformAction(action)) })
       }
@@ -136,7 +148,7 @@ extension Effect {
         }
       }
       return Effect<A, E>(
-        .run(priority: priority, operation: mappedOperation, catch: mappedHandler))
+        .run(priority: priority, operation: mappedOperation, catch: mappedHandler, site: site))
     case .cancel(let id): return Effect<A, E>(.cancel(id))
     case .cancelMatching(let matches): return Effect<A, E>(.cancelMatching(matches))
     case .cancellable(let id, let cancelInFlight, let inner):

@@ -36,14 +36,14 @@ extension Store {
     case .send(let action):
       enqueue(action, context, fromEffect: true)
       return []
-    case .emit(let event):
+    case .emit(let event, let site):
       do {
         pendingEvents.append(try WireFormat.encode(event))
       } catch {
-        report("an event of \(F.name) does not encode: \(error)")
+        diagnose("an event of \(F.name) does not encode: \(error)", at: site)
       }
       return []
-    case .run(let priority, let operation, let handler):
+    case .run(let priority, let operation, let handler, let site):
       return [
         spawn(priority: priority, in: context, kind: "run") { [weak self] in
           let send = Send<F.Action> { action in
@@ -59,7 +59,8 @@ extension Store {
             if let handler {
               await handler(error, send)
             } else {
-              report("an effect of \(F.name) threw \(error) and has no catch handler")
+              self?.diagnose(
+                "an effect of \(F.name) threw \(error) and has no catch handler", at: site)
             }
             return true
           }
@@ -204,10 +205,24 @@ extension Store {
   /// The number of effects running now (`TestStore` fails a test that ends with some).
   public var inFlightEffectCount: Int { running.count }
 
+  /// Whether none of the store's effects can progress by itself: each one still running sleeps
+  /// on a `TestClock` (or waits for one that does). `TestStore` fails at once then, instead of
+  /// waiting out its timeout for time that only the test can move.
+  @_spi(Testing) public var effectsAreBlocked: Bool { activity.isQuiescent }
+
   /// Returns once every effect started by `transaction` (and by what it fed back) ended.
   public func settled(_ transaction: Transaction) async {
     guard !isClosed, liveEffects[transaction] != nil else { return }
     await withCheckedContinuation { settledWaiters[transaction, default: []].append($0) }
+  }
+
+  /// Whether an effect started by `transaction` (or by an action it fed back) still runs.
+  public func isRunning(_ transaction: Transaction) -> Bool { liveEffects[transaction] != nil }
+
+  /// Cancels every effect started by `transaction` and by the actions it fed back. They stay
+  /// counted until their tasks actually end, like ``cancel(_:)`` by id.
+  public func cancel(_ transaction: Transaction) {
+    for effect in running.values where effect.transaction == transaction { effect.task.cancel() }
   }
 
   /// Returns once no effect of this store runs.

@@ -71,6 +71,9 @@ public final class Store<F: Feature>: AnyStore {
   /// Called after every reduced action with the action, and whether it came from outside
   /// (`send`) or from an effect; for `TestStore`.
   @_spi(Testing) public var didReduce: (@MainActor (F.Action, _ fromEffect: Bool) -> Void)?
+  /// Where programming errors go instead of ``Diagnostics`` (`TestStore` makes them test
+  /// failures at `site`, or at the test's current step when the site is unknown).
+  @_spi(Testing) public var diagnosticHandler: (@MainActor (String, CallSite?) -> Void)?
 
   private struct Queued {
     var action: F.Action
@@ -153,7 +156,19 @@ public final class Store<F: Feature>: AnyStore {
   /// Reduces `action` (an in-process send: no public check, no validation) and everything
   /// it sends synchronously, publishing after each.
   @discardableResult
-  public func send(_ action: F.Action, cause: JSON? = nil) -> Transaction {
+  public func send(
+    _ action: F.Action, cause: JSON? = nil, fileID: String = #fileID,
+    filePath: String = #filePath, line: Int = #line, column: Int = #column
+  ) -> Transaction {
+    if isClosed {
+      diagnose(
+        "\(action) was sent to the closed store \(id) and dropped",
+        at: CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
+    }
+    return send(action, cause: cause)
+  }
+
+  private func send(_ action: F.Action, cause: JSON?) -> Transaction {
     nextTransaction += 1
     let transaction = Transaction(rawValue: nextTransaction)
     enqueue(
@@ -241,6 +256,10 @@ public final class Store<F: Feature>: AnyStore {
   @discardableResult
   func publish(cause: JSON?) -> Publication? {
     let patch = publisher.update(to: feature.view(of: state))
+    if let problem = publisher.problem {
+      publisher.problem = nil
+      diagnose(problem, at: nil)
+    }
     let statePatch = stateJournal == nil ? nil : journalStatePatch(viewPatch: patch)
     guard !patch.isEmpty || !pendingEvents.isEmpty || statePatch?.isEmpty == false else {
       return nil
@@ -254,5 +273,17 @@ public final class Store<F: Feature>: AnyStore {
       statePatch: statePatch)
     observer?(publication)
     return publication
+  }
+}
+
+extension Store {
+  /// Reports a programming error: to `diagnosticHandler` when a test set one, else through
+  /// ``Diagnostics`` with the site, so the log line names the file and line to fix.
+  func diagnose(_ message: String, at site: CallSite?) {
+    if let diagnosticHandler {
+      diagnosticHandler(message, site)
+    } else {
+      report(site.map { "\($0): \(message)" } ?? message)
+    }
   }
 }

@@ -19,6 +19,8 @@ import JSON
 struct ViewPublisher<View: Encodable & Equatable> {
   private(set) var json: JSON
   private var lastView: View?
+  /// Why the last update published nothing although the view changed, for the store to report.
+  var problem: String?
   /// The revision of each `IdentifiedArray` as last published, by its path in the view.
   private var marks: [JSONPointer: ArrayRevision] = [:]
 
@@ -49,7 +51,8 @@ struct ViewPublisher<View: Encodable & Equatable> {
     do {
       patch = try walk(to: view)
     } catch {
-      report("a view of type \(View.self) does not encode: \(error)")
+      // The store reports it with what it knows of the cause (TestStore: the test's line).
+      problem = "a view of type \(View.self) does not encode: \(error)"
       return []
     }
     guard !patch.isEmpty else { return [] }

@@ -36,12 +36,19 @@
     /// seconds while an effect waits to run.
     public var timeout: Duration
 
-    private var asserted: F.State
-    private var received: [(action: F.Action, state: F.State)] = []
-    private var sentState: F.State?
-    private var events: [JSON] = []
+    var asserted: F.State
+    var received: [(action: F.Action, state: F.State)] = []
+    var sentState: F.State?
+    var events: [JSON] = []
     private var isFinished = false
     private let location: SourceLocation
+    /// The test's line being run (a send, a receive, finish): where a programming error with no
+    /// site of its own (a view that does not encode) is recorded.
+    var currentLocation: SourceLocation?
+
+    /// Where failures go; nil records them as Swift Testing issues. TestStore's own tests catch
+    /// them here to check the messages, so deliberate failures do not show as known issues.
+    @_spi(Testing) public var failureHandler: (@MainActor (String, SourceLocation) -> Void)?
 
     /// Whether a `TestStore` checks everything (`.on`) or only what the test asserts (`.off`).
     public enum Exhaustivity: Sendable {
@@ -70,6 +77,26 @@
         }
       }
       store.observer = { [weak self] publication in self?.events += publication.events }
+      // Programming errors fail the test at their source: the `.run` that threw with no
+      // catch, the `.emit` whose event does not encode, the send to a closed store.
+      store.diagnosticHandler = { [weak self] message, site in
+        guard let self else { return }
+        self.fail(
+          message,
+          sourceLocation: site.map {
+            SourceLocation(
+              fileID: $0.fileID, filePath: $0.filePath, line: $0.line, column: $0.column)
+          } ?? self.currentLocation ?? self.location)
+      }
+      // A name list that drifted from its enum fails every test of the feature.
+      for problem in F.caseNameProblems {
+        fail("\(F.self).\(problem)", sourceLocation: sourceLocation)
+      }
+      do {
+        _ = try JSONValueEncoder().encode(feature.view(of: store.state))
+      } catch {
+        fail("the view of \(F.name) does not encode: \(error)", sourceLocation: sourceLocation)
+      }
     }
 
     isolated deinit {
@@ -94,11 +121,13 @@
     public var state: F.State { store.state }
 
     /// Sends `action` (in process: no public check, no validation) and checks the state it
-    /// produced: `update` turns the state before into the expected state after.
+    /// produced: `update` turns the state before into the expected state after. Returns a
+    /// handle on the effects it started, to await or cancel them.
+    @discardableResult
     public func send(
       _ action: F.Action, assert update: ((inout F.State) throws -> Void)? = nil,
       sourceLocation: SourceLocation = #_sourceLocation
-    ) async {
+    ) async -> TestStoreTask<F> {
       if !received.isEmpty {
         if exhaustivity == .on {
           fail(
@@ -109,15 +138,18 @@
         skipReceivedActions()
       }
       sentState = nil
-      store.send(action)
+      currentLocation = sourceLocation
+      // A closed store reports the send at the test's line (through `diagnosticHandler`).
+      let transaction = store.send(
+        action, fileID: sourceLocation.fileID, filePath: sourceLocation.filePath,
+        line: sourceLocation.line, column: sourceLocation.column)
+      let task = TestStoreTask(testStore: self, transaction: transaction)
       // Let the effects it started run to their first sleep, so the test's next
       // `clock.advance` finds them waiting.
       await store.settleEffects()
-      guard let after = sentState else {
-        fail("\(action) was not reduced: the store is closed", sourceLocation: sourceLocation)
-        return
-      }
+      guard let after = sentState else { return task }
       check("send(\(action))", after: after, update, sourceLocation)
+      return task
     }
 
     /// Waits for the next action an effect fed back (or a reducer sent with `.send`), checks
@@ -138,11 +170,12 @@
       assert update: ((inout F.State) throws -> Void)? = nil,
       sourceLocation: SourceLocation = #_sourceLocation
     ) async {
+      currentLocation = sourceLocation
       while true {
         guard await waitForReceived() else {
           let running = store.inFlightEffectCount
           fail(
-            "Expected to receive \(description), but no action arrived within \(timeout)"
+            "Expected to receive \(description), but no action arrived"
               + (running > 0
                 ? " (\(running) effect(s) still running: does the test clock need advancing?)"
                 : " and no effect is running"),
@@ -183,18 +216,18 @@
       received.removeAll()
     }
 
-    /// Waits (within `timeout`) for every effect to end, then fails for any effect still
-    /// running and, in exhaustive mode, for actions or events left unasserted.
+    /// Waits for every effect to end, then fails for any effect still running and, in
+    /// exhaustive mode, for actions or events left unasserted. Fails as soon as nothing can
+    /// progress (every effect left sleeps on a test clock), and at the latest after `timeout`.
     public func finish(sourceLocation: SourceLocation = #_sourceLocation) async {
       isFinished = true
-      let deadline = ContinuousClock.now.advanced(by: timeout)
-      while store.inFlightEffectCount > 0 && ContinuousClock.now < deadline {
-        await Task.yield()
-      }
+      currentLocation = sourceLocation
+      await settle()
       if store.inFlightEffectCount > 0 {
         fail(
-          "\(store.inFlightEffectCount) effect(s) still running at the end of the test: advance "
-            + "the test clock, or cancel them.",
+          "\(store.inFlightEffectCount) effect(s) still running at the end of the test"
+            + (store.effectsAreBlocked ? ", asleep on a test clock" : "")
+            + ": advance the test clock, or cancel them.",
           sourceLocation: sourceLocation)
       }
       guard exhaustivity == .on else { return }
@@ -210,15 +243,31 @@
       }
     }
 
-    private func fail(_ message: String, sourceLocation: SourceLocation) {
-      Issue.record(Comment(rawValue: message), sourceLocation: sourceLocation)
+    func fail(_ message: String, sourceLocation: SourceLocation) {
+      if let failureHandler {
+        failureHandler(message, sourceLocation)
+      } else {
+        Issue.record(Comment(rawValue: message), sourceLocation: sourceLocation)
+      }
     }
 
+    /// Waits until the effects ended or none can progress without the test (each asleep on a
+    /// test clock); `timeout` of real time bounds effects blocked on the outside world.
+    func settle() async {
+      let deadline = ContinuousClock.now.advanced(by: timeout)
+      while store.inFlightEffectCount > 0 && ContinuousClock.now < deadline {
+        await store.settleEffects()
+        if store.effectsAreBlocked { return }
+      }
+    }
+
+    /// Whether an action fed back is waiting; returns false as soon as none can come.
     private func waitForReceived() async -> Bool {
       let deadline = ContinuousClock.now.advanced(by: timeout)
       while received.isEmpty {
         if ContinuousClock.now >= deadline { return false }
-        await Task.yield()
+        await store.settleEffects()
+        if received.isEmpty && store.effectsAreBlocked { return false }
       }
       return true
     }
@@ -229,7 +278,7 @@
 
     /// Exhaustive: the asserted state, updated by the test, must equal the actual one.
     /// Non-exhaustive: the test's updates applied to the actual state must change nothing.
-    private func check(
+    func check(
       _ step: String, after actual: F.State, _ update: ((inout F.State) throws -> Void)?,
       _ sourceLocation: SourceLocation
     ) {

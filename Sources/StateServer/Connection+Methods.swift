@@ -40,7 +40,7 @@ extension Connection {
     return .result(
       [
         "protocolVersion": .integer(Self.protocolVersion),
-        "server": ["name": "stateserver", "version": .string(Server.version)],
+        "server": ["name": .string(options.name), "version": .string(options.version)],
         "features": .array(features),
         "stores": .array(registry.openStores.map(Self.summary)),
         "attachedClients": attachedClients,

@@ -89,7 +89,10 @@ extension Connection {
       .result(["features": .array(connection.registry.features.map(Connection.describe))])
     },
     RPCMethod("rpc.discover", NoParams.self, summary: "This document.") { connection, _, _ in
-      .result(OpenRPC.document(features: connection.registry.features))
+      .result(
+        OpenRPC.document(
+          features: connection.registry.features, name: connection.options.name,
+          version: connection.options.version))
     },
     RPCMethod(
       "$/cancelRequest", CancelParams.self, servedWhileDraining: true,

@@ -5,7 +5,9 @@ import StateKit
 /// registered feature's actions, events and state as component schemas, so a client generator
 /// needs nothing else.
 enum OpenRPC {
-  static func document(features: [FeatureDescriptor]) -> JSON {
+  static func document(
+    features: [FeatureDescriptor], name: String = "stateserver", version: String = Server.version
+  ) -> JSON {
     var schemas = JSONObject()
     var actions: [JSON] = []
     var events: [JSON] = []
@@ -25,8 +27,8 @@ enum OpenRPC {
     return [
       "openrpc": "1.3.2",
       "info": [
-        "title": "stateserver",
-        "version": .string(Server.version),
+        "title": .string(name),
+        "version": .string(version),
         "description": """
         JSON-RPC 2.0 over NDJSON on stdio. The server also sends the notifications state/patch \
         {store, from, to, patch, cause?, path?}, store/event {store, event} and store/closed \

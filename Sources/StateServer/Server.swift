@@ -80,7 +80,7 @@ public struct Server: Sendable {
     if isatty(input) == 1 {
       Log.writeStandardError(
         Array(
-          ("stateserver \(Self.version): type JSON-RPC requests, one per line, e.g. "
+          ("\(options.name) \(options.version): type JSON-RPC requests, one per line, e.g. "
             + #"{"jsonrpc":"2.0","id":1,"method":"store/list"}; Ctrl-D to quit"# + "\n").utf8))
     }
     let queue = OutputQueue(

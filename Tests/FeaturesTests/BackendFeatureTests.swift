@@ -46,14 +46,15 @@ import Testing
   @Test func outOfRangeSettingsAreRefused() {
     let backend = testBackend(clock: clock)
     let feature = BackendFeature(backend: backend, initial: backend.initialStatus)
-    #expect(refusal(of: ["type": "setLatency", "ms": -1], by: feature)?.pointer == "/ms")
-    #expect(refusal(of: ["type": "setFailRate", "rate": 1.5], by: feature)?.pointer == "/rate")
-    #expect(refusal(of: ["type": "statusChanged"], by: feature) != nil)
-    #expect(
-      refusal(of: ["type": "setFallbackFailRate", "rate": -1], by: feature)?.pointer == "/rate")
-    #expect(
-      refusal(of: ["type": "remoteUserEdit", "id": 1, "name": ""], by: feature)?.pointer
-        == "/name")
+    let refusals = TestStore(feature: feature)
+    refusals.send(wire: ["type": "setLatency", "ms": -1], refusedWith: -32602, pointer: "/ms")
+    refusals.send(
+      wire: ["type": "setFailRate", "rate": 1.5], refusedWith: -32602, pointer: "/rate")
+    refusals.send(wire: ["type": "statusChanged"], refusedWith: -32003)
+    refusals.send(
+      wire: ["type": "setFallbackFailRate", "rate": -1], refusedWith: -32602, pointer: "/rate")
+    refusals.send(
+      wire: ["type": "remoteUserEdit", "id": 1, "name": ""], refusedWith: -32602, pointer: "/name")
   }
 
   @Test func aRemoteEditOfAnUnknownNoteToasts() async {

@@ -20,17 +20,16 @@ import Testing
     let clock = TestClock()
     let store = TestStore(feature: CounterFeature(clock: clock))
     await store.send(.incrementLater(afterMs: 500))
-    await clock.advance(by: .milliseconds(499), once: 1)
+    await clock.advance(by: .milliseconds(499))
     #expect(store.state.count == 0)
-    await clock.advance(by: .milliseconds(1), once: 1)
+    await clock.advance(by: .milliseconds(1))
     await store.receive(.increment) { $0.count = 1 }
     await store.finish()
   }
 
   @Test func aNegativeDelayIsRefusedWithItsPointer() {
-    let refused = refusal(
-      of: ["type": "incrementLater", "afterMs": -1], by: CounterFeature(clock: TestClock()))
-    #expect(refused?.pointer == "/afterMs")
+    TestStore(feature: CounterFeature(clock: TestClock())).send(
+      wire: ["type": "incrementLater", "afterMs": -1], refusedWith: -32602, pointer: "/afterMs")
   }
 
   @Test func theWireNamesAreTheIssues() {

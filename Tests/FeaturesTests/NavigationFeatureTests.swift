@@ -34,7 +34,7 @@ import Testing
       $0.users.load.status = .loading
     }
     #expect(store.state.path.isEmpty)  // not before the user exists
-    await clock.advance(by: .milliseconds(50), once: 1)
+    await clock.advance(by: .milliseconds(50))
     await store.receive(users(.loaded(users: all, source: .network))) {
       $0.users.load = freshLoad
       $0.users.source = .network
@@ -131,20 +131,15 @@ import Testing
     #expect(throws: Never.self) {
       try store.send(wire: ["type": "users", "action": ["type": "select", "id": 1]], cause: nil)
     }
-    let forged = refusal(
-      of: ["type": "users", "action": ["type": "loaded", "users": []]], by: feature)
+    let refusals = TestStore(feature: feature)
     // A child's internal action is refused as any internal action is (-32003), not invalid.
-    guard case .refused(let type, let reason)? = forged else {
-      Issue.record("expected a refusal, got \(String(describing: forged))")
-      return
-    }
-    #expect(type == "loaded")
-    #expect(reason.contains("\"loaded\" is not an action clients may send"))
-    let invalid = refusal(
-      of: ["type": "users", "action": ["type": "select", "id": "x"]], by: feature)
-    #expect(invalid?.pointer == "/action/id")
-    #expect(
-      refusal(of: ["type": "push", "destination": ["screen": "moon"]], by: feature)?.pointer
-        == "/destination/screen")
+    refusals.send(
+      wire: ["type": "users", "action": ["type": "loaded", "users": []]], refusedWith: -32003)
+    refusals.send(
+      wire: ["type": "users", "action": ["type": "select", "id": "x"]], refusedWith: -32602,
+      pointer: "/action/id")
+    refusals.send(
+      wire: ["type": "push", "destination": ["screen": "moon"]], refusedWith: -32602,
+      pointer: "/destination/screen")
   }
 }

@@ -49,9 +49,10 @@ import Testing
     }
     #expect(feature.view(of: store.state).sync.pending == 1)
     await store.finish()
-    #expect(refusal(of: ["type": "add", "text": "  "], by: feature)?.pointer == "/text")
-    #expect(
-      refusal(of: ["type": "edit", "id": "note-1", "text": ""], by: feature)?.pointer == "/text")
+    let refusals = TestStore(feature: feature)
+    refusals.send(wire: ["type": "add", "text": "  "], refusedWith: -32602, pointer: "/text")
+    refusals.send(
+      wire: ["type": "edit", "id": "note-1", "text": ""], refusedWith: -32602, pointer: "/text")
   }
 
   @Test func syncUploadsPendingNotesAndMarksThemSynchronized() async {
@@ -242,7 +243,7 @@ import Testing
     state.insert(note("a", "first"))
     let store = TestStore(feature: feature(backend), initialState: state)
     await store.send(.sync) { $0.sync.status = .syncing }
-    await clock.advance(by: .milliseconds(10), once: 1)
+    await clock.advance(by: .milliseconds(10))
     await store.send(.edit(id: "a", text: "second")) { $0.update("a") { $0.text = "second" } }
     await clock.run(until: store)
     await store.receive(.uploaded(id: "a", text: "first", serverId: "srv-1", revision: 1)) {

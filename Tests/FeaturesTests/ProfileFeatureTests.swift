@@ -19,7 +19,7 @@ import Testing
     let store = TestStore(feature: ProfileFeature(backend: testBackend(clock: clock)))
     await store.send(.edit(name: " Ada ")) { $0.draft = " Ada " }
     await store.send(.save) { $0.saveState = SaveState(status: .saving) }
-    await clock.advance(by: .milliseconds(50), once: 1)
+    await clock.advance(by: .milliseconds(50))
     await store.receive(.saved(name: "Ada")) {
       $0.displayName = "Ada"
       $0.draft = "Ada"
@@ -39,7 +39,7 @@ import Testing
       feature: ProfileFeature(backend: backend), initialState: .init(draft: "Grace"))
     await store.send(.save) { $0.saveState = SaveState(status: .saving) }
     await store.send(.save)
-    await clock.advance(by: .milliseconds(50), once: 1)
+    await clock.advance(by: .milliseconds(50))
     await store.receive(.saved(name: "Grace")) {
       $0.displayName = "Grace"
       $0.saveState = SaveState(status: .saved)
@@ -75,7 +75,7 @@ import Testing
       feature: ProfileFeature(backend: testBackend(clock: clock, failRate: 1)),
       initialState: .init(displayName: "Old", draft: "New"))
     await store.send(.save) { $0.saveState = SaveState(status: .saving) }
-    await clock.advance(by: .milliseconds(50), once: 1)
+    await clock.advance(by: .milliseconds(50))
     let message = "Could not save your profile. Please try again."
     await store.receive(.saveFailed(message: message)) {
       $0.saveState = SaveState(status: .failed, message: message)

@@ -60,7 +60,7 @@ import Testing
     let store = TestStore(feature: feature(backend), initialState: cached(old))
     // The cached list stays on screen, answered at once, while the network is asked.
     await store.send(.load) { $0.load.status = .loading }
-    await clock.advance(by: .milliseconds(50), once: 1)
+    await clock.advance(by: .milliseconds(50))
     await store.receive(.loaded(users: all, source: .network)) {
       $0.load = freshLoad
       $0.source = .network
@@ -88,7 +88,7 @@ import Testing
       $0.load.isStale = true
       $0.load.status = .loading
     }
-    await clock.advance(by: .milliseconds(50), once: 1)
+    await clock.advance(by: .milliseconds(50))
     await store.receive(.loaded(users: all, source: .network)) {
       $0.load = LoadState(
         status: .loaded, lastUpdated: "2027-01-15T08:01:00.000Z",

@@ -23,7 +23,7 @@ import Testing
     let backend = testBackend(clock: clock)
     let store = TestStore(feature: feature(backend))
     await store.send(.load) { $0.load.status = .loading }
-    await clock.advance(by: .milliseconds(50), once: 1)
+    await clock.advance(by: .milliseconds(50))
     await store.receive(.loaded(users: users, source: .network)) {
       $0.load = freshLoad
       $0.source = .network
@@ -67,7 +67,7 @@ import Testing
       $0.load.status = .loading
       $0.load.error = nil
     }
-    await clock.advance(by: .milliseconds(50), once: 1)
+    await clock.advance(by: .milliseconds(50))
     await store.receive(.loaded(users: users, source: .network)) {
       $0.load = freshLoad
       $0.source = .network
@@ -92,9 +92,9 @@ import Testing
     let backend = testBackend(clock: clock)
     let store = TestStore(feature: feature(backend))
     await store.send(.load) { $0.load.status = .loading }
-    await clock.advance(by: .milliseconds(30), once: 1)
+    await clock.advance(by: .milliseconds(30))
     await store.send(.refresh)
-    await clock.advance(by: .milliseconds(100), once: 1)
+    await clock.advance(by: .milliseconds(100))
     // One answer only: the first load was cancelled mid-flight.
     await store.receive(.loaded(users: users, source: .network)) {
       $0.load = freshLoad
@@ -114,13 +114,13 @@ import Testing
       $0.query = "c"
       $0.searching = true
     }
-    await clock.advance(by: .milliseconds(200), once: 1)
+    await clock.advance(by: .milliseconds(200))
     await store.send(.search(query: "ca")) { $0.query = "ca" }
-    await clock.advance(by: .milliseconds(200), once: 1)
+    await clock.advance(by: .milliseconds(200))
     await store.send(.search(query: "carla")) { $0.query = "carla" }
-    await clock.advance(by: .milliseconds(299), once: 1)
+    await clock.advance(by: .milliseconds(299))
     #expect(await backend.currentStatus.requests["searchUsers"] == nil)
-    await clock.advance(by: .milliseconds(1 + 50), once: 1)
+    await clock.advance(by: .milliseconds(1 + 50))
     let carlas = users.filter { $0.matches("carla") }
     await store.receive(.searchAnswered(query: "carla", users: carlas)) {
       $0.searching = false
@@ -138,7 +138,7 @@ import Testing
       $0.query = "ca"
       $0.searching = true
     }
-    await clock.advance(by: .milliseconds(300), once: 1)  // "ca" is now in flight for 1 s
+    await clock.advance(by: .milliseconds(300))  // "ca" is now in flight for 1 s
     await store.send(.search(query: "callum")) { $0.query = "callum" }
     await clock.run(until: store)
     let callums = users.filter { $0.matches("callum") }

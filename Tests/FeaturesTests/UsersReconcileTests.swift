@@ -33,7 +33,7 @@ import Testing
     #expect(fromServer.version == 2)
     let store = TestStore(feature: feature(backend), initialState: loaded(all, source: .cache))
     await store.send(.load) { $0.load.status = .loading }
-    await clock.advance(by: .milliseconds(50), once: 1)
+    await clock.advance(by: .milliseconds(50))
     var expected = all
     expected[41] = fromServer
     await store.receive(.loaded(users: expected, source: .network)) {
@@ -69,7 +69,7 @@ import Testing
       $0.results[id: 42]?.name = "Quentin H"
       $0.edits = [UserEdit(id: 42, name: "Quentin H", baseVersion: 1, status: .sending)]
     }
-    await clock.advance(by: .milliseconds(50), once: 1)
+    await clock.advance(by: .milliseconds(50))
     let confirmed = renamed(all[41], "Quentin H", version: 2)
     await store.receive(.renamed(id: 42, name: "Quentin H", baseVersion: 1, user: confirmed)) {
       $0.users[id: 42] = confirmed
@@ -92,13 +92,13 @@ import Testing
     cache.edits = [UserEdit(id: 42, name: "Quentin Offline", baseVersion: 1)]
     let store = TestStore(feature: feature(backend), initialState: cache)
     await store.send(.load) { $0.load.status = .loading }
-    await clock.advance(by: .milliseconds(50), once: 1)
+    await clock.advance(by: .milliseconds(50))
     await store.receive(.loaded(users: all, source: .network)) {
       $0.load = freshLoad
       $0.source = .network
       $0.edits[id: 42]?.status = .sending  // kept over the server's version 1, and sent
     }
-    await clock.advance(by: .milliseconds(50), once: 1)
+    await clock.advance(by: .milliseconds(50))
     let confirmed = renamed(all[41], "Quentin Offline", version: 2)
     await store.receive(
       .renamed(id: 42, name: "Quentin Offline", baseVersion: 1, user: confirmed)
@@ -136,7 +136,7 @@ import Testing
       $0.results[id: 42]?.version = 2
       $0.edits = [UserEdit(id: 42, name: "Quentin Local", baseVersion: 2, status: .sending)]
     }
-    await clock.advance(by: .milliseconds(50), once: 1)
+    await clock.advance(by: .milliseconds(50))
     let final = renamed(all[41], "Quentin Local", version: 3)
     await store.receive(.renamed(id: 42, name: "Quentin Local", baseVersion: 2, user: final)) {
       $0.users[id: 42] = final
@@ -185,7 +185,7 @@ import Testing
         id: 42, name: "Quentin Local", baseVersion: 1, status: .conflict,
         serverName: "Quentin Remote", serverVersion: 3)
     }
-    await clock.advance(by: .milliseconds(50), once: 1)
+    await clock.advance(by: .milliseconds(50))
     // The late confirmation of version 2 is older than the conflict's version 3: no change.
     await store.receive(
       .renamed(
@@ -208,7 +208,7 @@ import Testing
       $0.results[id: 42]?.name = "Q2"
       $0.edits[id: 42]?.name = "Q2"
     }
-    await clock.advance(by: .milliseconds(50), once: 1)
+    await clock.advance(by: .milliseconds(50))
     await store.receive(
       .renamed(id: 42, name: "Q1", baseVersion: 1, user: renamed(all[41], "Q1", version: 2))
     ) {
@@ -216,7 +216,7 @@ import Testing
       $0.results[id: 42]?.version = 2
       $0.edits[id: 42]?.baseVersion = 2
     }
-    await clock.advance(by: .milliseconds(50), once: 1)
+    await clock.advance(by: .milliseconds(50))
     let final = renamed(all[41], "Q2", version: 3)
     await store.receive(.renamed(id: 42, name: "Q2", baseVersion: 2, user: final)) {
       $0.users[id: 42] = final
@@ -229,12 +229,15 @@ import Testing
 
   @Test func blankRenamesAreRefusedAndUnknownUsersIgnored() async {
     let feature = feature(testBackend(clock: clock))
-    #expect(
-      refusal(of: ["type": "rename", "id": 1, "name": "  "], by: feature)?.pointer == "/name")
-    #expect(refusal(of: ["type": "rename", "id": 1, "name": "Ada"], by: feature) == nil)
-    #expect(
-      refusal(of: ["type": "resolveConflict", "id": 1, "keep": "mine"], by: feature)?.pointer
-        == "/keep")
+    let refusals = TestStore(feature: feature)
+    refusals.send(
+      wire: ["type": "rename", "id": 1, "name": "  "], refusedWith: -32602, pointer: "/name")
+    refusals.send(
+      wire: ["type": "resolveConflict", "id": 1, "keep": "mine"], refusedWith: -32602,
+      pointer: "/keep")
+    // A well-formed rename is accepted (what it changes is tested above).
+    await TestStore(feature: feature, exhaustivity: .off)
+      .send(wire: ["type": "rename", "id": 1, "name": "Ada"])
     let store = TestStore(feature: feature, initialState: loaded(await sampleUsers()))
     await store.send(.rename(id: 999, name: "Nobody"))
     await store.finish()

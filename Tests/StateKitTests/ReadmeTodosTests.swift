@@ -78,7 +78,7 @@ struct Todos: Feature {
       $0.saving = true
     }
     await store.receive(.saved) { $0.saving = false }
-    store.receiveEvents([["type": "toast", "message": "Saved"]])
+    await store.receive(event: .toast(message: "Saved"))
     await store.send(.toggle(id: 1)) { $0.todos.modify(id: 1) { $0.done = true } }
     await store.finish()
     #expect(await api.saved == ["Write the README"])

@@ -80,17 +80,19 @@ public final class Persistence {
     }
   }
 
-  /// `$XDG_STATE_HOME/stateserver`, else `~/.local/state/stateserver` (XDG Base Directory).
+  /// `$XDG_STATE_HOME/APPLICATION`, else `~/.local/state/APPLICATION` (XDG Base Directory):
+  /// each application's stores apart from another's.
   public nonisolated static func defaultDirectory(
+    application: String = "stateserver",
     environment: [String: String] = ProcessInfo.processInfo.environment
   ) -> String {
     if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
-      return FilePath.join(state, "stateserver")
+      return FilePath.join(state, application)
     }
     let home =
       environment["HOME"].flatMap { $0.isEmpty ? nil : $0 }
       ?? FileManager.default.homeDirectoryForCurrentUser.path
-    return FilePath.join(home, ".local/state/stateserver")
+    return FilePath.join(home, ".local/state/" + application)
   }
 
   /// The default warning sink: a warning record of a default ``Log``.

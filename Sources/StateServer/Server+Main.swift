@@ -1,0 +1,158 @@
+import StateKit
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+extension Server {
+  /// A server executable of one's own in one call: the whole command line (`--help`,
+  /// `--version`, `--ephemeral`, `--state-dir`, logging, `--history`, `--record`, `--listen`;
+  /// an unknown flag exits 2), the subcommands `codegen`, `replay` and `attach`, persistence
+  /// under `$XDG_STATE_HOME/NAME`, and `name`/`version` in `initialize` and `rpc.discover`.
+  ///
+  /// ```swift
+  /// // Sources/timers/main.swift
+  /// import StateServer
+  /// Server.main(name: "timers", version: "1.0.0", features: [Timers().descriptor()])
+  /// ```
+  ///
+  /// Serves on the main thread (``runOnMainThread(input:output:)``) and never returns.
+  @MainActor
+  public static func main(
+    name: String, version: String, summary: String? = nil, features: [FeatureDescriptor]
+  ) -> Never {
+    main(
+      name: name, version: version, summary: summary, options: ServerOptions(), server: \.self,
+      features: { _ in features })
+  }
+
+  /// ``main(name:version:summary:features:)`` with flags of the application's own: `options`
+  /// holds the server's options at `server`, `flags` come after the server's in `--help`, and
+  /// `features` builds the features from the options parsed. `codegen` and `replay` build them
+  /// from the defaults.
+  @MainActor
+  public static func main<Options: Sendable>(
+    name: String, version: String, summary: String? = nil, options: Options,
+    server: WritableKeyPath<Options, ServerOptions> & Sendable, flags: [Flag<Options>] = [],
+    features: (Options) -> [FeatureDescriptor]
+  ) -> Never {
+    perform(
+      launch(
+        name: name, version: version, summary: summary, options: options, server: server,
+        flags: flags, arguments: Array(CommandLine.arguments.dropFirst()), features: features))
+  }
+
+  /// Not generic, and kept apart: Swift 6.3.1's optimizer crashed (JumpThreadSimplifyCFG) on
+  /// this switch inlined into a specialization of the generic `main` in a release build.
+  @MainActor @inline(never)
+  private static func perform(_ launch: Launch) -> Never {
+    switch launch {
+    case .exit(let status): exit(status)
+    // The state directory's lock is held until the process exits.
+    case .serve(let server, let lock): withExtendedLifetime(lock) { server.runOnMainThread() }
+    }
+  }
+
+  /// What ``main(name:version:summary:options:server:flags:features:)`` does with arguments.
+  public enum Launch: Sendable {
+    /// The arguments were answered (help, version, a usage error, a subcommand): exit.
+    case exit(Int32)
+    /// Serve with this server, holding the state directory's lock (nil: `--ephemeral`, or a
+    /// lock file that could not be used, which persistence then reports).
+    case serve(Server, DirectoryLock?)
+  }
+
+  /// Reads `arguments` (without the program name): runs a subcommand, prints help, version or
+  /// a usage error (status 2), or returns the server to run. Separate from `main` so tests can
+  /// see what a command line does.
+  @MainActor
+  public static func launch<Options: Sendable>(
+    name: String, version: String, summary: String? = nil, options defaults: Options,
+    server part: WritableKeyPath<Options, ServerOptions> & Sendable, flags: [Flag<Options>] = [],
+    arguments: [String], features: (Options) -> [FeatureDescriptor]
+  ) -> Launch {
+    switch arguments.first {
+    case "codegen":
+      return .exit(Codegen.run(Array(arguments.dropFirst()), features: features(defaults)))
+    case "attach":
+      return .exit(AttachBridge.run(Array(arguments.dropFirst())))
+    case "replay":
+      guard arguments.count == 2 else {
+        StandardStream.writeAll("usage: \(name) replay FILE\n", to: 2)
+        return .exit(2)
+      }
+      return .exit(Replay.run(path: arguments[1], features: features(defaults)))
+    default: break
+    }
+    let interface = commandLine(
+      name: name, version: version, summary: summary, server: part, flags: flags)
+    switch interface.parse(arguments, into: defaults) {
+    case .print(let text):
+      StandardStream.writeAll(text, to: 1)
+      return .exit(0)
+    case .usageError(let message):
+      StandardStream.writeAll(message, to: 2)
+      return .exit(2)
+    case .run(let parsed):
+      var options = parsed[keyPath: part]
+      options.name = name
+      options.version = version
+      let features = features(parsed)
+      // --ephemeral: no persistence at all, so nothing is read or written on disk.
+      let stateDirectory =
+        options.ephemeral
+        ? nil
+        : (options.stateDirectory ?? Persistence.defaultDirectory(application: name))
+      // One server per state directory: a second would overwrite the first one's acknowledged
+      // changes. Any other failure to lock is left to persistence, which falls back to memory
+      // with a warning.
+      var lock: DirectoryLock?
+      if let stateDirectory {
+        do {
+          lock = try DirectoryLock(directory: stateDirectory)
+        } catch  where error.isHeld {
+          StandardStream.writeAll("\(name): \(error.description)\n", to: 2)
+          return .exit(2)
+        } catch {
+          options.log.warning(error.description)
+        }
+      }
+      let schemaVersions = Dictionary(
+        features.map { ($0.name, $0.schemaVersion) }, uniquingKeysWith: { first, _ in first })
+      let log = options.log
+      return .serve(
+        Server(
+          features: features, options: options,
+          persistence: {
+            stateDirectory.map {
+              Persistence(
+                stateDirectory: $0, schemaVersions: schemaVersions, warn: { log.warning($0) },
+                inform: { log.info($0) })
+            }
+          }), lock)
+    }
+  }
+
+  /// The application's command line: the server's flags (lifted into `Options`), then its own.
+  static func commandLine<Options>(
+    name: String, version: String, summary: String?,
+    server part: WritableKeyPath<Options, ServerOptions> & Sendable, flags: [Flag<Options>]
+  ) -> CommandLineInterface<Options> {
+    CommandLineInterface(
+      name: name, version: version,
+      summary: summary
+        ?? """
+        \(name) \(version): a headless application core speaking JSON-RPC 2.0 (NDJSON) on stdio.
+        Also: \(name) codegen --lang typescript|python --out DIR, \(name) replay FILE, \
+        \(name) attach PATH
+        """,
+      flags: ServerOptions.flags.map { flag in
+        // The server's help names the reference executable; an application names itself.
+        var flag = flag.lifted(part)
+        flag.help = flag.help.replacing("`stateserver ", with: "`\(name) ")
+        return flag
+      } + flags)
+  }
+}

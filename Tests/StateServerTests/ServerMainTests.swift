@@ -1,0 +1,85 @@
+import JSON
+import StateKit
+import Testing
+
+@testable import StateServer
+
+/// `Server.main`'s command line, seen through `Server.launch`, and the application's own name
+/// and version on the wire.
+@MainActor
+@Suite struct ServerMainTests {
+  func launch(_ arguments: [String]) -> Server.Launch {
+    Server.launch(
+      name: "timers", version: "2.3.4", options: ServerOptions(), server: \.self,
+      arguments: arguments, features: { _ in [ScriptedStore.descriptor] })
+  }
+
+  @Test func theServersFlagsAreParsedAndTheApplicationNamesItself() {
+    guard case .serve(let server, _) = launch(["--ephemeral", "--history", "7"]) else {
+      Issue.record("expected a server to run")
+      return
+    }
+    #expect(server.options.ephemeral)
+    #expect(server.options.historyLimit == 7)
+    #expect(server.options.name == "timers")
+    #expect(server.options.version == "2.3.4")
+    #expect(server.features.map(\.name) == [ScriptedStore.descriptor.name])
+    // --ephemeral: nothing persists.
+    #expect(server.persistence() == nil)
+  }
+
+  @Test func theHelpNamesTheApplication() {
+    let help = Server.commandLine(
+      name: "timers", version: "2.3.4", summary: nil, server: \ServerOptions.self, flags: []
+    ).help
+    #expect(help.hasPrefix("timers 2.3.4: "))
+    #expect(help.contains("`timers attach PATH`"))
+    #expect(!help.contains("`stateserver"))
+  }
+
+  @Test func anUnknownFlagExitsTwo() {
+    guard case .exit(let status) = launch(["--nope"]) else {
+      Issue.record("expected an exit")
+      return
+    }
+    #expect(status == 2)
+  }
+
+  @Test func theApplicationsOwnFlagsFollowTheServers() {
+    struct AppOptions: Sendable {
+      var server = ServerOptions()
+      var speed = 1
+    }
+    let speed = Flag<AppOptions>("--speed", value: "N", help: "how fast") {
+      (options, value) throws(UsageError) in
+      options.speed = try FlagValue.integer(value, of: "--speed")
+    }
+    var seen: Int?
+    let launched = Server.launch(
+      name: "timers", version: "1", options: AppOptions(), server: \.server, flags: [speed],
+      arguments: ["--speed", "3", "--ephemeral"],
+      features: { options in
+        seen = options.speed
+        return []
+      })
+    guard case .serve(let server, _) = launched else {
+      Issue.record("expected a server to run")
+      return
+    }
+    #expect(seen == 3)
+    #expect(server.options.ephemeral)
+  }
+
+  @Test func initializeAndDiscoverReportTheApplication() throws {
+    var options = ServerOptions()
+    options.name = "timers"
+    options.version = "2.3.4"
+    let harness = try Harness(options: options)
+    let lines = try harness.send(
+      #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"subscribe":"none"}}"#,
+      #"{"jsonrpc":"2.0","id":2,"method":"rpc.discover"}"#)
+    #expect(lines[0]["result"]?["server"] == ["name": "timers", "version": "2.3.4"])
+    #expect(lines[1]["result"]?["info"]?["title"] == "timers")
+    #expect(lines[1]["result"]?["info"]?["version"] == "2.3.4")
+  }
+}
