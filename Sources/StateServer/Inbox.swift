@@ -13,7 +13,8 @@ enum InboundLine: Sendable {
 }
 
 /// The hand-off from the reader thread to the main actor. Lines move in batches, one
-/// main-actor hop per batch: a hop per line costs about 25 times more (FACTS.md).
+/// main-actor hop per batch: a hop per line costs about 25 times more (measured here: 5.5 s
+/// against 0.2 s per million lines through an AsyncStream).
 ///
 /// The reader waits in ``push(_:bytes:)`` while `capacity` lines or `maxBytes` bytes of input
 /// are queued, so a main actor that falls behind slows the reader down instead of letting
