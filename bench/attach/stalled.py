@@ -19,6 +19,9 @@ import tempfile
 import threading
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import sidebyside  # noqa: E402
+
 SCALE = float(os.environ.get("BENCH_SCALE", "1"))
 N = max(1000, int(200_000 * SCALE))
 ROUNDS = 8
@@ -93,22 +96,10 @@ def side(binary, directory, stalled):
 
 
 def round_side_by_side(binary, directory, stalled_first):
-    """[alone, stalled] figures. Which side starts and is told to go first alternates: an
-    A/A run (two cores alone) showed the second side about 5% slower."""
+    """[alone, stalled] figures, the two sides run at once (bench/sidebyside.py)."""
     kinds = ("stalled", "alone") if stalled_first else ("alone", "stalled")
-    sides = [subprocess.Popen([sys.executable, __file__, binary, "--side", kind, directory],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-             for kind in kinds]
-    for s in sides:
-        if s.stdout.readline().strip() != "ready":
-            raise SystemExit("a side failed to start")
-    for s in sides:
-        s.stdin.write("go\n")
-        s.stdin.flush()
-    results = [json.loads(s.stdout.readline()) for s in sides]
-    for s in sides:
-        s.wait(timeout=120)
-    return results[::-1] if stalled_first else results
+    figures = sidebyside.round_side_by_side(__file__, binary, directory, kinds, timeout=120)
+    return [figures["alone"], figures["stalled"]]
 
 
 def main():

@@ -20,6 +20,9 @@ import tempfile
 import threading
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import sidebyside  # noqa: E402
+
 SCALE = float(os.environ.get("BENCH_SCALE", "1"))
 RATE = 10_000
 PACED_SECONDS = max(1.0, 10 * SCALE)
@@ -160,20 +163,10 @@ def page(url):
 
 
 def round_side_by_side(binary, directory, devtools_first):
+    """[alone, devtools] figures, the two sides run at once (bench/sidebyside.py)."""
     kinds = ("devtools", "alone") if devtools_first else ("alone", "devtools")
-    sides = [subprocess.Popen([sys.executable, __file__, binary, "--side", kind, directory],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-             for kind in kinds]
-    for s in sides:
-        if s.stdout.readline().strip() != "ready":
-            raise SystemExit("a side failed to start")
-    for s in sides:
-        s.stdin.write("go\n")
-        s.stdin.flush()
-    results = [json.loads(s.stdout.readline()) for s in sides]
-    for s in sides:
-        s.wait(timeout=300)
-    return results[::-1] if devtools_first else results
+    figures = sidebyside.round_side_by_side(__file__, binary, directory, kinds, timeout=300)
+    return [figures["alone"], figures["devtools"]]
 
 
 def main():
