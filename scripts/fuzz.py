@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A long, seeded fuzz of the release binary: `make fuzz N=10000000 SEED=7`.
 
-It streams the generator of tests/test_robustness_fuzz.py (mutated JSON-RPC lines, actions with
+It streams the generator of tests/fuzz_generator.py (mutated JSON-RPC lines, actions with
 wrong types at every depth, batches, truncations, invalid UTF-8, huge numbers, deep nesting) into
 one server, each fuzz line followed by a probe request with a known id, CHUNK lines per write.
 After every line it checks, with the oracle of tests/test_robustness_oracle.py, that exactly the
@@ -25,7 +25,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
 
-from test_robustness_fuzz import Fuzzer  # noqa: E402
+from fuzz_generator import Fuzzer  # noqa: E402
 from test_robustness_oracle import Ledger  # noqa: E402
 
 TIMEOUT = 60  # seconds any one probe may take on a loaded machine

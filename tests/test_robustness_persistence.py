@@ -7,7 +7,7 @@ import random
 
 from stateserver import Mirror
 
-from test_robustness_fuzz import STRINGS
+from fuzz_generator import STRINGS
 
 TIMEOUT = 60
 IDS = ["p-1", "ünï ✓", "a/b", "~0~1", " ", "x" * 300, "😀", "a\u0000b", "a"]
