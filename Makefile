@@ -54,7 +54,8 @@ test: setup lint
 
 # Examples/Timers depends on this package by path, as a user's application would: building it,
 # running its tests and asking its five-line executable for its name keep the library's public
-# surface from breaking unnoticed.
+# surface from breaking unnoticed; its executable must block signals from its first instruction
+# (the CStartupSignals product; tests/test_startup_signals_linked.py checks the symbol too).
 EXAMPLE := Examples/Timers
 example-test:
 	cd $(EXAMPLE) && swift build --build-tests && swift test --skip-build
@@ -64,6 +65,8 @@ example-test:
 	  *) echo "example: unexpected answer: $$out" >&2; exit 1;; esac
 	@$(EXAMPLE)/.build/debug/timers --version | grep -qx 'timers 1.0.0'
 	@$(EXAMPLE)/.build/debug/timers --nope 2>/dev/null; test $$? -eq 2
+	@readelf -SW $(EXAMPLE)/.build/debug/timers | grep -q '\.preinit_array' \
+	  || { echo "example: timers links no CStartupSignals (.preinit_array)" >&2; exit 1; }
 
 # pytest's exit code 5 (no test collected) fails here, as it must. The client comes from
 # this checkout through PYTHONPATH, never from an install that may point at another clone.

@@ -5,7 +5,8 @@ import PackageDescription
 //   stateserver -> StateServer -> StateKit -> JSON -> CJansson
 //   stateserver -> Features -> StateKit
 //   StateServer -> CSQLite (persistence), CSignals (signal forwarding), CMainQueue
-//   stateserver -> CStartupSignals (blocks the shutdown signals before any other code runs)
+//   stateserver -> CStartupSignals (blocks the shutdown signals before any other code runs;
+//   a product, so that an application's own executable links it the same way)
 let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
 
 let package = Package(
@@ -17,6 +18,10 @@ let package = Package(
     .library(name: "StateKitTesting", targets: ["StateKitTesting"]),
     .library(name: "StateServer", targets: ["StateServer"]),
     .library(name: "Features", targets: ["Features"]),
+    // For an application's executable beside StateServer: SIGTERM, SIGINT and SIGHUP blocked
+    // from the first instruction until `Server.main` handles them (README, "A server of your
+    // own"). Not part of StateServer itself: a test runner linking it would lose Ctrl-C.
+    .library(name: "CStartupSignals", targets: ["CStartupSignals"]),
   ],
   targets: [
     .systemLibrary(
@@ -25,7 +30,7 @@ let package = Package(
       name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
     // Async-signal-safe code must be C: see Sources/CSignals/include/CSignals.h.
     .target(name: "CSignals"),
-    // Only executables link it: a test runner must keep its default SIGINT.
+    // Only executables link it (the product above): a test runner must keep its default SIGINT.
     .target(name: "CStartupSignals"),
     // libdispatch's main-queue hooks, for the server's main-thread loop (MainLoop.swift).
     .target(name: "CMainQueue"),

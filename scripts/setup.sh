@@ -6,9 +6,10 @@ set -euo pipefail
 # node-typescript: `tsc`, which type-checks the Node client's declarations and the generated
 # bindings (tests/test_bindings.py). neovim (Debian's 0.7): the Neovim plugin's headless tests
 # (tests/test_client_neovim.py). chromium and chromium-driver: the devtools page's browser tests
-# (tests/test_devtools.py), headless.
+# (tests/test_devtools.py), headless. binutils: readelf and nm, which check that executables link
+# CStartupSignals (make example-test, tests/test_startup_signals_linked.py).
 apt_packages=(libjansson-dev libsqlite3-dev pkg-config node-typescript neovim chromium
-  chromium-driver)
+  chromium-driver binutils)
 # tests, the client's one dependency, and mypy (the Python client and the generated bindings
 # type-check with --strict), aiohttp (the devtools server) and selenium (its browser tests)
 python_packages=(pytest jsonpatch jsonschema referencing mypy aiohttp selenium)

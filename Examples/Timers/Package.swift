@@ -20,7 +20,11 @@ let package = Package(
       swiftSettings: strict),
     .executableTarget(
       name: "timers",
-      dependencies: ["Timers", .product(name: "StateServer", package: dependency)],
+      // CStartupSignals: a signal in the first milliseconds cannot kill the server unclean.
+      dependencies: [
+        "Timers", .product(name: "StateServer", package: dependency),
+        .product(name: "CStartupSignals", package: dependency),
+      ],
       swiftSettings: strict),
     .testTarget(
       name: "TimersTests",

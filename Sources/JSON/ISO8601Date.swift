@@ -4,10 +4,14 @@
   import Foundation
 #endif
 
-/// Dates as RFC 3339 / ISO 8601 strings, the Codable bridge's wire form for `Date`:
-/// `2026-11-29T17:46:39Z`, with milliseconds when the date has a fraction of a second
-/// (`2026-11-29T17:46:39.250Z`). Reading accepts any number of fraction digits and a `Z` or
-/// `±hh:mm` offset.
+/// Dates as RFC 3339 / ISO 8601 strings, the Codable bridge's wire form for `Date`: UTC to
+/// the millisecond, always with the three digits (`2026-11-29T17:46:39.000Z`,
+/// `2026-11-29T17:46:39.250Z`), the fixed-width form of JavaScript's `toISOString()` and the
+/// form the reference app's timestamps had when they were strings, so a client comparing or
+/// sorting them as text keeps working. Reading accepts any number of fraction digits (none
+/// too) and a `Z` or `±hh:mm` offset; up to three digits read back the very `Date` that
+/// `Date(timeIntervalSince1970: Double(milliseconds) / 1000)` makes, so a whole-millisecond
+/// date survives the wire and a snapshot exactly (`==`).
 ///
 /// Written by hand rather than with a date formatter: it is exact, allocation-free but for the
 /// result, and does not depend on a calendar or locale.
@@ -52,10 +56,8 @@ enum ISO8601Date {
       put(secondOfDay / 60 % 60, 2)
       put(":")
       put(secondOfDay % 60, 2)
-      if milliseconds != 0 {
-        put(".")
-        put(milliseconds, 3)
-      }
+      put(".")
+      put(milliseconds, 3)
       put("Z")
       return position
     }
@@ -90,13 +92,22 @@ enum ISO8601Date {
       hour < 24, minute < 60, second < 60
     else { return nil }
 
+    // Up to three digits count whole milliseconds (exact); more add a binary fraction.
+    var milliseconds: Int64 = 0
     var fraction = 0.0
     if expect(".") {
-      var scale = 0.1
+      var scale = 0.0001
       let start = position
       while position < bytes.count, bytes[position] &- UInt8(ascii: "0") < 10 {
-        fraction += Double(bytes[position] - UInt8(ascii: "0")) * scale
-        scale /= 10
+        let digit = Int64(bytes[position] - UInt8(ascii: "0"))
+        switch position - start {
+        case 0: milliseconds += digit * 100
+        case 1: milliseconds += digit * 10
+        case 2: milliseconds += digit
+        default:
+          fraction += Double(digit) * scale
+          scale /= 10
+        }
         position += 1
       }
       guard position > start else { return nil }
@@ -121,7 +132,8 @@ enum ISO8601Date {
 
     let days = self.days(fromCivil: year, month, day)
     let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset
-    return Date(timeIntervalSince1970: Double(seconds) + fraction)
+    let whole = Double(seconds * 1000 + milliseconds) / 1000
+    return Date(timeIntervalSince1970: fraction == 0 ? whole : whole + fraction)
   }
 
   private static func floorDivision(_ a: Int64, _ b: Int64) -> (Int64, Int64) {

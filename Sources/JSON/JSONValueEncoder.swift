@@ -8,8 +8,8 @@
 /// published view and every action reaches the wire.
 ///
 /// Objects keep the order in which the value encodes its keys, so a synthesized `Encodable`
-/// struct comes out in declaration order. `Date` is an ISO 8601 string (milliseconds when
-/// present), `URL` its absolute string, `Data` Base64, `JSON` itself is copied as is.
+/// struct comes out in declaration order. `Date` is an ISO 8601 UTC string to the
+/// millisecond (`2026-11-29T17:46:39.000Z`, see `ISO8601Date`), `URL` its absolute string, `Data` Base64, `JSON` itself is copied as is.
 /// Refused with `EncodingError.invalidValue`: non-finite floating-point values, and
 /// `UInt64`/`UInt` values above `Int64.max` (JSON integers here are `Int64`).
 ///

@@ -83,7 +83,9 @@ extension Server {
         StandardStream.writeAll("usage: \(name) replay FILE\n", to: 2)
         return .exit(2)
       }
-      return .exit(Replay.run(path: arguments[1], features: features(defaults)))
+      return .exit(
+        Replay.run(
+          path: arguments[1], features: features(defaults), name: name, version: version))
     default: break
     }
     let interface = commandLine(

@@ -91,7 +91,8 @@ public struct Server: Sendable {
     hub.add(owner: connection)
     if let path = options.recordPath {
       switch Recorder.start(
-        path: path, features: features, historyLimit: options.historyLimit, log: log)
+        path: path, application: RecordedApplication(name: options.name, version: options.version),
+        features: features, historyLimit: options.historyLimit, log: log)
       {
       case .success(let recorder): connection.recorder = recorder
       case .failure(let error):

@@ -1,9 +1,10 @@
 /// How the server runs: limits, logging and where persistent stores live. Filled from the
 /// command line by ``CommandLineInterface``; every member has the documented default.
 public struct ServerOptions: Sendable {
-  /// The application's name, as `initialize` and `rpc.discover` report it.
+  /// The application's name, as `initialize`, `rpc.discover` and a `--record` header report it.
   public var name = "stateserver"
-  /// The application's version, as `initialize` and `rpc.discover` report it.
+  /// The application's version, as `initialize`, `rpc.discover` and a `--record` header
+  /// report it.
   public var version = Server.version
   /// Keep every store in memory only; nothing is read from or written to `stateDirectory`.
   public var ephemeral = false

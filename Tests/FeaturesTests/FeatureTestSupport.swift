@@ -6,12 +6,13 @@ import StateKitTesting
 import Synchronization
 
 /// A wall clock stopped at one instant, so timestamps in expected states are known.
-let fixedWallClock = WallClock { Date(timeIntervalSince1970: 1_800_000_000) }
-let fixedTimestamp = fixedWallClock.timestamp()
+let fixedWallClock = WallClock { fixedTimestamp }
+/// 2027-01-15T08:00:00.000Z.
+let fixedTimestamp = Date(timeIntervalSince1970: 1_800_000_000)
 /// A users list loaded at `fixedTimestamp`: fresh for the default 5 minutes (written out, not
 /// computed by the code under test).
 let freshLoad = LoadState(
-  status: .loaded, lastUpdated: fixedTimestamp, expiresAt: "2027-01-15T08:05:00.000Z")
+  status: .loaded, lastUpdated: fixedTimestamp, expiresAt: fixedTimestamp.addingTimeInterval(300))
 
 /// A backend on `clock` with the default 50 ms latency.
 func testBackend(clock: TestClock, failRate: Double = 0, seed: UInt64 = 1) -> Backend {

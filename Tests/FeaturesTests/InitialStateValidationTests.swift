@@ -1,6 +1,7 @@
 import Features
 import JSON
 import StateKit
+import StateKitTesting
 import Testing
 
 /// `store/open`'s `state` obeys the rules the feature applies to actions (issue 10, item 7):

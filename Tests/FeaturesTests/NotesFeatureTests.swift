@@ -305,11 +305,13 @@ import Testing
       from: [
         "notes": [
           [
-            "id": "a", "text": "x", "createdAt": "t", "updatedAt": "t",
+            "id": "a", "text": "x", "createdAt": "2026-01-01T00:00:00Z",
+            "updatedAt": "2026-01-01T00:00:00.000Z",
             "syncStatus": "pendingUpload",
           ],
           [
-            "id": "b", "text": "y", "createdAt": "t", "updatedAt": "t",
+            "id": "b", "text": "y", "createdAt": "2026-01-01T00:00:00Z",
+            "updatedAt": "2026-01-01T00:00:00.000Z",
             "syncStatus": "synchronized",
           ],
         ],

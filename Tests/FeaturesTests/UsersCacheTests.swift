@@ -46,7 +46,7 @@ import Testing
       feature: feature(testBackend(clock: clock), timeToLive: .seconds(60)),
       initialState: cached(users))
     wall.advance(bySeconds: 59)
-    await store.send(.restored) { $0.load.expiresAt = "2027-01-15T08:01:00.000Z" }
+    await store.send(.restored) { $0.load.expiresAt = fixedTimestamp.addingTimeInterval(60) }
     wall.advance(bySeconds: 1)
     await store.send(.restored) { $0.load.isStale = true }
     await store.finish()
@@ -77,7 +77,8 @@ import Testing
     let list = IdentifiedArray(all)
     let loaded = UsersFeature.State(
       load: LoadState(
-        status: .loaded, lastUpdated: fixedTimestamp, expiresAt: "2027-01-15T08:01:00.000Z"),
+        status: .loaded, lastUpdated: fixedTimestamp,
+        expiresAt: fixedTimestamp.addingTimeInterval(60)),
       source: .network, users: list, results: list)
     let store = TestStore(
       feature: feature(backend, timeToLive: .seconds(60)), initialState: loaded)
@@ -91,8 +92,8 @@ import Testing
     await clock.advance(by: .milliseconds(50))
     await store.receive(.loaded(users: all, source: .network)) {
       $0.load = LoadState(
-        status: .loaded, lastUpdated: "2027-01-15T08:01:00.000Z",
-        expiresAt: "2027-01-15T08:02:00.000Z")
+        status: .loaded, lastUpdated: fixedTimestamp.addingTimeInterval(60),
+        expiresAt: fixedTimestamp.addingTimeInterval(120))
     }
     #expect(await backend.currentStatus.requests == ["listUsers": 1])
     await store.finish()

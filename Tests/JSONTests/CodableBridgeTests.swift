@@ -82,7 +82,7 @@ struct CodableBridgeTests {
       ])
     #expect(json["coupon"] == .null)
     #expect(json["items"]?[0]?.objectValue?.keys == ["id", "quantity", "price", "tags", "note"])
-    #expect(json["createdAt"] == "2026-11-29T17:46:39Z")
+    #expect(json["createdAt"] == "2026-11-29T17:46:39.000Z")
     #expect(json["extra"] == ["free": [1, "form", nil]])
     #expect(try decoder.decode(Cart.self, from: json) == cart)
     let text = try json.serialized()
@@ -114,11 +114,12 @@ struct CodableBridgeTests {
     #expect(try encoder.encode([1, nil, 3] as [Int?]) == [1, nil, 3])
   }
 
-  @Test func datesAreISO8601WithFractionalSecondsWhenPresent() throws {
+  @Test func datesAreISO8601ToTheMillisecondAlwaysWithThreeDigits() throws {
     let fractional = Date(timeIntervalSince1970: 1_795_974_399.25)
     #expect(try encoder.encode(fractional) == "2026-11-29T17:46:39.250Z")
-    #expect(try encoder.encode(Date(timeIntervalSince1970: 0)) == "1970-01-01T00:00:00Z")
-    #expect(try encoder.encode(Date(timeIntervalSince1970: -1)) == "1969-12-31T23:59:59Z")
+    #expect(try encoder.encode(Date(timeIntervalSince1970: 0)) == "1970-01-01T00:00:00.000Z")
+    #expect(try encoder.encode(Date(timeIntervalSince1970: -1)) == "1969-12-31T23:59:59.000Z")
+    #expect(try encoder.encode(Date(timeIntervalSince1970: 0.9996)) == "1970-01-01T00:00:01.000Z")
     #expect(try decoder.decode(Date.self, from: "2026-11-29T17:46:39Z") == Self.date)
     #expect(try decoder.decode(Date.self, from: "2026-11-29T17:46:39.250Z") == fractional)
     #expect(try decoder.decode(Date.self, from: "2026-11-29T19:46:39+02:00") == Self.date)
@@ -128,6 +129,16 @@ struct CodableBridgeTests {
       "2026-11-29", "2026-02-30T00:00:00Z", "2026-11-29T17:46:39", "2026-11-29T24:00:00Z",
     ] {
       #expect(decodingError(Date.self, .string(bad))?.reason.contains("ISO 8601") == true, "\(bad)")
+    }
+  }
+
+  /// A whole-millisecond date (what a store's reduce stamp gives) decodes to the same `Date`,
+  /// `==`, so a state read back from a snapshot or a recording equals the state written.
+  @Test func wholeMillisecondDatesRoundTripExactly() throws {
+    for milliseconds: Int64 in [0, 1, 374, 999, 1_800_000_000_374, 1_795_974_399_001, -1, -999] {
+      let date = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+      let decoded = try decoder.decode(Date.self, from: try encoder.encode(date))
+      #expect(decoded == date, "\(milliseconds) ms")
     }
   }
 

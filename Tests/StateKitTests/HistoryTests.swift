@@ -1,4 +1,5 @@
 import JSON
+import StateKitTesting
 import Testing
 
 @testable import StateKit

@@ -1,5 +1,6 @@
 import JSON
 import StateKit
+import StateKitTesting
 import Testing
 
 /// The `Store` as the server drives it: through `AnyStore` and `FeatureDescriptor`.

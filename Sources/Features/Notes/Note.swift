@@ -1,3 +1,5 @@
+import FoundationEssentials
+
 /// One field note, as the user sees it: the local text, where it stands with the server, and
 /// the server's text when both changed.
 public struct Note: Codable, Equatable, Identifiable, Sendable {
@@ -18,9 +20,10 @@ public struct Note: Codable, Equatable, Identifiable, Sendable {
   public var serverId: String?
   /// The local text.
   public var text: String
-  /// ISO 8601 timestamps.
-  public var createdAt: String
-  public var updatedAt: String
+  /// When the note was made (ISO 8601 on the wire).
+  public var createdAt: Date
+  /// When its text or its sync status was last changed by the user.
+  public var updatedAt: Date
   /// Where the note stands with the server.
   public var syncStatus: SyncStatus
   /// The server's text while in `conflict`; `null` otherwise.
@@ -28,7 +31,7 @@ public struct Note: Codable, Equatable, Identifiable, Sendable {
 
   /// A note, pending upload by default.
   public init(
-    id: String, serverId: String? = nil, text: String, createdAt: String, updatedAt: String,
+    id: String, serverId: String? = nil, text: String, createdAt: Date, updatedAt: Date,
     syncStatus: SyncStatus = .pendingUpload, serverText: String? = nil
   ) {
     self.id = id

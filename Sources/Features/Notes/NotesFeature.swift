@@ -34,7 +34,7 @@ public struct NotesFeature: Feature {
   /// after a crash lost its confirmation (the state then still holds the note as it was), so
   /// the server does not make a second copy.
   static func uploadKey(_ note: Note, baseRevision: Int?) -> String {
-    "\(note.id)@\(note.createdAt)#\(baseRevision ?? 0)"
+    "\(note.id)@\(WallClock.milliseconds(note.createdAt))#\(baseRevision ?? 0)"
   }
 
   static let offlineMessage = "You're offline. Notes will sync when you're back online."
@@ -72,13 +72,13 @@ public struct NotesFeature: Feature {
         id = "note-\(state.nextNumber)"
       }
       state.nextNumber &+= 1
-      let now = wallClock.timestamp()
+      let now = wallClock.now()
       state.insert(Note(id: id, text: text, createdAt: now, updatedAt: now))
       return .none
 
     case .edit(let id, let text):
       guard let note = state.notes[id: id], note.text != text else { return .none }
-      let now = wallClock.timestamp()
+      let now = wallClock.now()
       state.update(id) { note in
         note.text = text
         note.updatedAt = now
@@ -111,7 +111,7 @@ public struct NotesFeature: Feature {
 
     case .resolveConflict(let id, let keep):
       guard state.notes[id: id]?.syncStatus == .conflict else { return .none }
-      let now = wallClock.timestamp()
+      let now = wallClock.now()
       state.update(id) { note in
         // The base revision is already the server's, so keeping local overwrites it knowingly.
         if keep == .server {
@@ -175,7 +175,7 @@ public struct NotesFeature: Feature {
           ? "1 note could not be synced. Try again later."
           : "\(failures) notes could not be synced. Try again later."
       } else {
-        state.sync = SyncState(status: .idle, lastSyncedAt: wallClock.timestamp())
+        state.sync = SyncState(status: .idle, lastSyncedAt: wallClock.now())
       }
       return .none
     }

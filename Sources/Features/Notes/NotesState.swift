@@ -1,3 +1,4 @@
+import FoundationEssentials
 import StateKit
 
 extension NotesFeature {
@@ -11,12 +12,12 @@ extension NotesFeature {
     /// What the sync is doing or how it ended.
     public var status: Status
     /// When a sync last completed with everything uploaded.
-    public var lastSyncedAt: String?
+    public var lastSyncedAt: Date?
     /// What the user is told when the sync went offline or failed.
     public var message: String?
 
     /// A sync state; idle by default.
-    public init(status: Status = .idle, lastSyncedAt: String? = nil, message: String? = nil) {
+    public init(status: Status = .idle, lastSyncedAt: Date? = nil, message: String? = nil) {
       self.status = status
       self.lastSyncedAt = lastSyncedAt
       self.message = message
@@ -117,7 +118,8 @@ extension NotesFeature {
       public var status: SyncState.Status
       /// Notes not yet confirmed by the server (`pendingUpload` or `failed`).
       public var pending: Int
-      public var lastSyncedAt: String?
+      /// When a sync last completed with everything uploaded.
+      public var lastSyncedAt: Date?
       public var message: String?
     }
 

@@ -1,3 +1,5 @@
+import FoundationEssentials
+
 /// Where a list stands with the server: never loaded, loading, loaded, or failed, with the
 /// time of the last good load, when it turns stale, and whether what is shown may be out of
 /// date (older than its time to live, or a later load failed).
@@ -27,18 +29,18 @@ public struct LoadState: Codable, Equatable, Sendable {
   public var status: Status
   /// The last failure while `failed`; `null` otherwise.
   public var error: Failure?
-  /// ISO 8601 time of the last successful load (the cached list's fetch time).
-  public var lastUpdated: String?
-  /// ISO 8601 time at which the list turns stale: `lastUpdated` plus the time to live.
-  public var expiresAt: String?
+  /// The time of the last successful load (the cached list's fetch time).
+  public var lastUpdated: Date?
+  /// The time at which the list turns stale: `lastUpdated` plus the time to live.
+  public var expiresAt: Date?
   /// True when the list shown may be out of date: it is past `expiresAt` (checked when the
   /// store starts and at each `load`), or a later load failed and this is the last good one.
   public var isStale: Bool
 
   /// A load state; idle by default.
   public init(
-    status: Status = .idle, error: Failure? = nil, lastUpdated: String? = nil,
-    expiresAt: String? = nil, isStale: Bool = false
+    status: Status = .idle, error: Failure? = nil, lastUpdated: Date? = nil,
+    expiresAt: Date? = nil, isStale: Bool = false
   ) {
     self.status = status
     self.error = error

@@ -41,14 +41,12 @@ extension UsersFeature {
   /// Marks the list stale once the wall clock is past its expiry. Never clears the mark: only
   /// a successful load makes the list fresh again.
   func markStaleIfExpired(_ state: inout State) {
-    guard !state.load.isStale, let lastUpdated = state.load.lastUpdated else { return }
-    guard let fetched = Self.date(lastUpdated) else {
-      // An unreadable fetch time (a client's initial state) cannot prove the list fresh.
+    guard !state.load.isStale, let fetched = state.load.lastUpdated else { return }
+    guard let expiry = expiry(of: fetched), wallClock.now() < expiry else {
+      // Past its time to live, or a fetch time beyond the calendar (a client's initial
+      // state) that cannot prove the list fresh.
       state.load.isStale = true
       return
-    }
-    if wallClock.now() >= fetched.addingTimeInterval(Self.seconds(timeToLive)) {
-      state.load.isStale = true
     }
   }
 
@@ -58,22 +56,16 @@ extension UsersFeature {
     state.load.expiresAt = state.load.lastUpdated.flatMap(expiry(of:))
   }
 
-  /// The ISO 8601 time at which a list fetched at `timestamp` turns stale.
-  func expiry(of timestamp: String) -> String? {
-    guard let fetched = Self.date(timestamp) else { return nil }
-    // In whole milliseconds, then half a millisecond on top: the formatter truncates, and a
-    // binary fraction of .374 s can print as .373.
+  /// The time at which a list fetched at `fetched` turns stale; nil past any calendar.
+  ///
+  /// Summed in whole milliseconds and made the way a reduce's stamp is (`ReduceTime.date`),
+  /// so the expiry is the same `Date` whether computed now, after a restart or in replay.
+  func expiry(of fetched: Date) -> Date? {
     let milliseconds =
       (fetched.timeIntervalSince1970 * 1000).rounded() + (Self.seconds(timeToLive) * 1000).rounded()
-    return Date(timeIntervalSince1970: (milliseconds + 0.5) / 1000).formatted(Self.timestampStyle)
-  }
-
-  /// The format `WallClock.timestamp()` writes.
-  static let timestampStyle = Date.ISO8601FormatStyle(
-    includingFractionalSeconds: true, timeZone: .gmt)
-
-  static func date(_ timestamp: String) -> Date? {
-    try? Date(timestamp, strategy: timestampStyle)
+    // Past ±2^53 ms (285,000 years) a Double no longer counts milliseconds.
+    guard let whole = Int64(exactly: milliseconds), abs(whole) < 1 << 53 else { return nil }
+    return ReduceTime.date(whole)
   }
 
   static func seconds(_ duration: Duration) -> TimeInterval {

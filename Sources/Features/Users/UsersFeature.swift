@@ -88,7 +88,7 @@ public struct UsersFeature: Feature {
       return .none
 
     case .loaded(let users, let source):
-      let now = wallClock.timestamp()
+      let now = wallClock.now()
       state.load = LoadState(status: .loaded, lastUpdated: now, expiresAt: expiry(of: now))
       state.source = source
       let send = merge(serverList: users, into: &state)

@@ -9,17 +9,26 @@ import Synchronization
 /// asleep, every effect of the store is blocked on a test clock: the store is quiescent and
 /// the clock may move. Per store, so tests running in parallel do not wait for each other.
 /// Cost in production: two relaxed atomic adds per effect.
-final class EffectActivity: Sendable {
-  /// The activity of the store whose effect is running, for `TestClock.sleep`.
-  @TaskLocal static var current: EffectActivity?
+///
+/// **The hook for test clocks.** Test clocks live in `StateKitTesting`, out of the production
+/// module; this is all they need from here, as `@_spi(Testing)`, so it stays out of the
+/// public API: a clock reads `current` when a task starts to sleep on it, calls
+/// `beganSleeping()` when the sleeper is parked and `endedSleeping()` when it is woken or
+/// cancelled, and `settle(_:)` before moving time. A clock of one's own does the same with
+/// `@_spi(Testing) import StateKit`; see `StateKitTesting/TestClock.swift`.
+@_spi(Testing) public final class EffectActivity: Sendable {
+  /// The activity of the store whose effect is running (nil outside a store's effect).
+  @TaskLocal @_spi(Testing) public static var current: EffectActivity?
 
   private let active = Atomic<Int>(0)
   private let sleeping = Atomic<Int>(0)
 
   func began() { active.add(1, ordering: .relaxed) }
   func ended() { active.subtract(1, ordering: .relaxed) }
-  func beganSleeping() { sleeping.add(1, ordering: .relaxed) }
-  func endedSleeping() { sleeping.subtract(1, ordering: .relaxed) }
+  /// One of the store's effect tasks now waits for a test clock to move.
+  @_spi(Testing) public func beganSleeping() { sleeping.add(1, ordering: .relaxed) }
+  /// A task counted by `beganSleeping()` was woken or cancelled.
+  @_spi(Testing) public func endedSleeping() { sleeping.subtract(1, ordering: .relaxed) }
 
   var isQuiescent: Bool {
     active.load(ordering: .relaxed) <= sleeping.load(ordering: .relaxed)
@@ -33,7 +42,7 @@ final class EffectActivity: Sendable {
   static let settleLimit = Duration.seconds(30)
 
   /// Waits until every activity in `activities` is quiescent (a few yields in a row).
-  static func settle(_ activities: [EffectActivity]) async {
+  @_spi(Testing) public static func settle(_ activities: [EffectActivity]) async {
     let deadline = ContinuousClock.now.advanced(by: settleLimit)
     var quietRounds = 0
     var rounds = 0

@@ -11,8 +11,9 @@ import Synchronization
 
 /// `--record FILE`: appends every store's history to FILE as NDJSON, off the main actor.
 ///
-/// Lines: a `header` (format, server version, the features' schema fingerprints, the history
-/// bound), then per store an `open` (its private state and version), an `entry` per reduced
+/// Lines: a `header` (format, the application's name and version as given to `Server.main`,
+/// the stateserver library's version, the features' schema fingerprints, the history bound),
+/// then per store an `open` (its private state and version), an `entry` per reduced
 /// action, rewind or effect-emitted events, an `effect` per effect start and end, and a
 /// `close`. `stateserver replay FILE` reads them back (``Replay``).
 ///
@@ -31,9 +32,10 @@ final class Recorder: Sendable {
 
   /// Opens (creates, or appends to) `path` and queues the header; nil with a message when the
   /// file cannot be opened.
-  static func start(path: String, features: [FeatureDescriptor], historyLimit: Int, log: Log)
-    -> Result<Recorder, RPCError>
-  {
+  static func start(
+    path: String, application: RecordedApplication, features: [FeatureDescriptor],
+    historyLimit: Int, log: Log
+  ) -> Result<Recorder, RPCError> {
     let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
     guard fd >= 0 else {
       let reason = String(cString: strerror(errno))
@@ -44,7 +46,7 @@ final class Recorder: Sendable {
       let fingerprints = Fingerprint.features(features)
       return [
         "type": "header", "format": .string(Fingerprint.format), "formatVersion": 1,
-        "server": .string(Server.version),
+        "application": application.json, "server": .string(Server.version),
         "fingerprint": .string(Fingerprint.combined(fingerprints)),
         "features": .object(JSONObject(fingerprints.map { ($0.name, .string($0.fingerprint)) })),
         "history": .integer(Int64(historyLimit)),

@@ -6,37 +6,48 @@ import StateKit
 /// the recorded actions in order at their recorded times with no effect run (what effects
 /// sent back is recorded as actions too), and compares every patch with the recorded one.
 ///
-/// Prints one JSON line on stdout: `{"replay": "match", "entries", "stores"}` and exit status
-/// 0 when every patch matches; at the first divergence `{"replay": "diverged", "store",
-/// "version", "line", "action", "expected", "actual", "reason"}`, the same in words on stderr,
-/// and status 1. A file that is not a recording of these features (malformed, or another
-/// fingerprint) is refused on stderr with status 2.
+/// Prints one JSON line on stdout: `{"replay": "match", "entries", "stores", "application"}`
+/// (the recording's application, `{"name", "version"}`, or null for a recording older than
+/// that field) and exit status 0 when every patch matches; at the first divergence
+/// `{"replay": "diverged", "store", "version", "line", "action", "expected", "actual",
+/// "reason"}`, the same in words on stderr, and status 1. A file that is not a recording of
+/// this application's features (malformed, another application's name, or another
+/// fingerprint) is refused on stderr with status 2. Another version of the same application
+/// is replayed when the fingerprints match, with a note on stderr (``RecordedApplication``).
 @MainActor
 public enum Replay {
-  /// Replays the recording at `path` against `features`; prints the outcome and returns the
-  /// exit status.
-  public static func run(path: String, features: [FeatureDescriptor]) -> Int32 {
+  /// Replays the recording at `path` against `features` of the application `name` at
+  /// `version` (what `Server.main` was given); prints the outcome and returns the exit status.
+  public static func run(
+    path: String, features: [FeatureDescriptor], name: String = "stateserver",
+    version: String = Server.version
+  ) -> Int32 {
     let outcome: Outcome
     do {
-      outcome = try replay(path: path, features: features)
+      outcome = try replay(
+        path: path, features: features,
+        application: RecordedApplication(name: name, version: version),
+        note: { writeStandardError("\(name) replay: \(path): \($0)\n") })
     } catch {
-      writeStandardError("stateserver replay: \(path): \(error.message)\n")
+      writeStandardError("\(name) replay: \(path): \(error.message)\n")
       return 2
     }
     switch outcome {
-    case .matched(let entries, let stores):
-      writeStandardOutput(
-        ["replay": "match", "entries": .integer(Int64(entries)), "stores": .integer(Int64(stores))])
+    case .matched(let entries, let stores, let recorded):
+      writeStandardOutput([
+        "replay": "match", "entries": .integer(Int64(entries)), "stores": .integer(Int64(stores)),
+        "application": recorded?.json ?? .null,
+      ])
       return 0
     case .diverged(let divergence):
       writeStandardOutput(.object(divergence.json))
-      writeStandardError("stateserver replay: \(path): \(divergence.text)\n")
+      writeStandardError("\(name) replay: \(path): \(divergence.text)\n")
       return 1
     }
   }
 
   enum Outcome {
-    case matched(entries: Int, stores: Int)
+    case matched(entries: Int, stores: Int, application: RecordedApplication?)
     case diverged(Divergence)
   }
 
@@ -78,7 +89,12 @@ public enum Replay {
     init(_ message: String) { self.message = message }
   }
 
-  static func replay(path: String, features: [FeatureDescriptor]) throws(Refusal) -> Outcome {
+  /// `application` is the one replaying; `note` receives what the user should know but does
+  /// not stop the replay (another version of the same application).
+  static func replay(
+    path: String, features: [FeatureDescriptor], application: RecordedApplication,
+    note: (String) -> Void = { _ in }
+  ) throws(Refusal) -> Outcome {
     let lines = try readLines(path)
     guard !lines.isEmpty else { throw Refusal("the file is empty; expected a recording header") }
     let byName = Dictionary(features.map { ($0.name, $0) }) { first, _ in first }
@@ -87,6 +103,7 @@ public enum Replay {
     var entries = 0
     var opened = 0
     var historyLimit = 1000
+    var recorded: RecordedApplication?
     for (index, text) in lines.enumerated() {
       let number = index + 1
       let line: JSON
@@ -101,6 +118,8 @@ public enum Replay {
       }
       switch type {
       case "header":
+        recorded = RecordedApplication(header: line)
+        try checkApplication(recorded, number: number, replaying: application, note: note)
         try checkHeader(line, number: number, features: features)
         historyLimit = Int(line["history"]?.integerValue ?? 1000)
         for store in stores.values { store.close() }
@@ -192,7 +211,24 @@ public enum Replay {
       }
     }
     for store in stores.values { store.close() }
-    return .matched(entries: entries, stores: opened)
+    return .matched(entries: entries, stores: opened, application: recorded)
+  }
+
+  /// Refuses another application's recording; notes another version of this one. A recording
+  /// that names no application (made before headers named it) is left to the fingerprint.
+  private static func checkApplication(
+    _ recorded: RecordedApplication?, number: Int, replaying ours: RecordedApplication,
+    note: (String) -> Void
+  ) throws(Refusal) {
+    guard let recorded, recorded != ours else { return }
+    guard recorded.name == ours.name else {
+      throw Refusal(
+        "line \(number): recorded by the application \(recorded.description), not by "
+          + "\(ours.name); replay it with `\(recorded.name) replay FILE`")
+    }
+    note(
+      "recorded by \(recorded.description), replayed by \(ours.description); the features' "
+        + "fingerprints decide whether it can be")
   }
 
   private static func checkHeader(_ line: JSON, number: Int, features: [FeatureDescriptor])
@@ -214,9 +250,11 @@ public enum Replay {
         differences.append("\(name) (not in this server)")
       }
     }
-    let recorded = line["server"]?.stringValue ?? "?"
+    let recorded =
+      RecordedApplication(header: line)?.description
+      ?? "server \(line["server"]?.stringValue ?? "?")"
     throw Refusal(
-      "recorded with other features (server \(recorded), fingerprint "
+      "recorded with other features (\(recorded), fingerprint "
         + "\(line["fingerprint"]?.stringValue ?? "none")); schemas differ for: "
         + (differences.isEmpty ? "the set as a whole" : differences.joined(separator: ", ")))
   }

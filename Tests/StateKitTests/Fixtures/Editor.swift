@@ -1,4 +1,5 @@
 import StateKit
+import StateKitTesting
 
 /// A profile service whose save takes one second on the test clock.
 actor ProfileService {

@@ -1,4 +1,5 @@
 import StateKit
+import StateKitTesting
 
 struct BackendError: Error, Equatable {}
 

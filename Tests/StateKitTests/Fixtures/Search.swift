@@ -1,4 +1,5 @@
 import StateKit
+import StateKitTesting
 
 /// A search service that answers after a per-query delay on a test clock, and ignores
 /// cancellation on purpose: it returns its (stale) answer anyway, so the tests prove that

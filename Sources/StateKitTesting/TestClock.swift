@@ -1,3 +1,4 @@
+@_spi(Testing) import StateKit
 import Synchronization
 
 /// A clock whose time moves only when a test says so: `advance(by:)` wakes, in deadline
@@ -11,6 +12,10 @@ import Synchronization
 /// await clock.advance(by: .milliseconds(300))
 /// await store.receive(.results(["calendar"])) { $0.results = ["calendar"] }
 /// ```
+///
+/// It lives here, not in `StateKit`: production code never needs it. What it needs from the
+/// store (which effect tasks are asleep on it) comes through `EffectActivity`, StateKit's
+/// `@_spi(Testing)` hook for test clocks.
 public final class TestClock: Clock, Sendable {
   /// A point on a `TestClock`: the time elapsed since the clock was made.
   public struct Instant: InstantProtocol {
