@@ -39,7 +39,7 @@ extension Feature {
     var publicActions = actions ?? []
     var internalActions: [String] = []
     if let embedding = Action.self as? any EmbedsInternalActions.Type {
-      (internalActions, problems) = internalCases(of: embedding, public: &publicActions, problems)
+      internalActions = internalCases(of: embedding, public: &publicActions, &problems)
     } else if publicActions.contains(internalCaseName) {
       problems.append(
         SchemaProblem(
@@ -59,9 +59,8 @@ extension Feature {
   /// sides would make the flat wire form mean two actions.
   private static func internalCases<Embedding: EmbedsInternalActions>(
     of embedding: Embedding.Type, public publicActions: inout [String],
-    _ problems: [SchemaProblem]
-  ) -> ([String], [SchemaProblem]) {
-    var problems = problems
+    _ problems: inout [SchemaProblem]
+  ) -> [String] {
     guard let position = publicActions.firstIndex(of: internalCaseName) else {
       problems.append(
         SchemaProblem(
@@ -69,7 +68,7 @@ extension Feature {
           reason:
             "feature \(name): \(Action.self) conforms to EmbedsInternalActions without a case "
             + "`internal(Internal)`: declare `case internal(Internal)`"))
-      return ([], problems)
+      return []
     }
     publicActions.remove(at: position)
     guard let internalActions = CaseList.names(of: Embedding.Internal.self) else {
@@ -79,7 +78,7 @@ extension Feature {
           reason:
             "feature \(name): the cases of \(Embedding.Internal.self) cannot be read from its "
             + "type: give it the Codable that Swift synthesizes for an enum"))
-      return ([], problems)
+      return []
     }
     for name in internalActions where publicActions.contains(name) {
       problems.append(
@@ -90,7 +89,7 @@ extension Feature {
             + "\(Embedding.Internal.self); on the wire one name must mean one action: "
             + "rename one of them"))
     }
-    return (internalActions, problems)
+    return internalActions
   }
 }
 

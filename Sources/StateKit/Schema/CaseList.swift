@@ -9,7 +9,7 @@
 /// therefore yields every key, each a valid value whose `stringValue` is its wire name.
 enum CaseList {
   /// The names, or `nil` when the type's decoding does not start with a keyed container of a
-  /// one-byte key type (hand-written coding). A type whose decoding asks for no container at
+  /// one-byte key type (hand-written coding, or more than 255 cases). A type whose decoding asks for no container at
   /// all (`Never`) has no case.
   static func names<T: Decodable>(of type: T.Type) -> [String]? {
     let decoder = CaseListingDecoder()
