@@ -41,10 +41,10 @@ public enum Features {
       if let store = store as? Store<UsersFeature> {
         // Reduced before the server attaches its observer: the store opens at the version
         // after it, with nothing published that a client could have missed.
-        if restoring != nil { store.send(.restored) }
+        if restoring != nil { store.send(.internal(.restored)) }
         backend.observeUsers { [weak store] user in
           guard let store else { return false }
-          store.send(.serverChanged(user: user))
+          store.send(.internal(.serverChanged(user: user)))
           return true
         }
       }
@@ -64,7 +64,7 @@ public enum Features {
       if let store = store as? Store<NavigationFeature> {
         backend.observeUsers { [weak store] user in
           guard let store else { return false }
-          store.send(.users(action: ChildAction(.serverChanged(user: user))))
+          store.send(.users(action: ChildAction(.internal(.serverChanged(user: user)))))
           return true
         }
       }
@@ -83,7 +83,7 @@ public enum Features {
       if let store = store as? Store<BackendFeature> {
         backend.observe { [weak store] status in
           guard let store else { return false }
-          store.send(.statusChanged(status: status))
+          store.send(.internal(.statusChanged(status: status)))
           return true
         }
       }

@@ -102,6 +102,10 @@ extension Server {
       options.name = name
       options.version = version
       let features = features(parsed)
+      if let refusal = Server.refusal(of: features) {
+        StandardStream.writeAll("\(name): \(refusal)\n", to: 2)
+        return .exit(1)
+      }
       // --ephemeral: no persistence at all, so nothing is read or written on disk.
       let stateDirectory =
         options.ephemeral

@@ -77,6 +77,11 @@ public struct Server: Sendable {
     // StateKit's diagnostics (a view that does not encode, an uncaught effect error) join the
     // log: its format, its level, and its queue that never blocks on an unread stderr.
     Diagnostics.route { log.error($0) }
+    if let refusal = Server.refusal(of: features) {
+      log.error(refusal)
+      Log.flush()
+      return 1
+    }
     if isatty(input) == 1 {
       Log.writeStandardError(
         Array(

@@ -12,7 +12,6 @@ struct BenchCounter: Feature {
   struct State: Codable, Equatable, Sendable { var count = 0 }
   enum Action: Codable, Equatable, Sendable { case increment }
   static let name = "counter"
-  static let publicActions = ["increment"]
   var initialState: State { State() }
   func reduce(into state: inout State, action: Action) -> Effect<Action, Never> {
     state.count += 1
@@ -34,7 +33,6 @@ struct Catalog: Feature {
   }
   enum Action: Codable, Equatable, Sendable { case bump(id: Int) }
   static let name = "catalog"
-  static let publicActions = ["bump"]
   let size: Int
   var initialState: State {
     State(

@@ -37,7 +37,7 @@ import Testing
     let store = TestStore(
       feature: BackendFeature(backend: backend, initial: backend.initialStatus))
     await store.send(.remoteUserEdit(id: 999, name: "Ghost"))
-    await store.receive(.remoteUserEditMissed(id: 999))
+    await store.receive(.internal(.remoteUserEditMissed(id: 999)))
     store.receiveEvents([["type": "toast", "message": "The server has no user 999."]])
     await store.send(.remoteUserEdit(id: 42, name: "Known"))
     await store.finish()
@@ -62,7 +62,7 @@ import Testing
     let store = TestStore(
       feature: BackendFeature(backend: backend, initial: backend.initialStatus))
     await store.send(.remoteEdit(noteId: "ghost", text: "boo"))
-    await store.receive(.remoteEditMissed(noteId: "ghost"))
+    await store.receive(.internal(.remoteEditMissed(noteId: "ghost")))
     store.receiveEvents([["type": "toast", "message": "The server has no note ghost."]])
     await store.finish()
   }

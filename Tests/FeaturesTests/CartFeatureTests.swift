@@ -80,12 +80,13 @@ import Testing
     }
     await clock.advance(by: .milliseconds(50))
     await store.receive(
-      .couponApplied(
-        code: "SAVE10",
-        items: [
-          CartItem(id: "a", name: "A", price: 900, quantity: 2),
-          CartItem(id: "b", name: "B", price: 405),
-        ])
+      .internal(
+        .couponApplied(
+          code: "SAVE10",
+          items: [
+            CartItem(id: "a", name: "A", price: 900, quantity: 2),
+            CartItem(id: "b", name: "B", price: 405),
+          ]))
     ) {
       $0.items.modify(id: "a") { $0.price = 900 }
       $0.items.modify(id: "b") { $0.price = 405 }
@@ -114,7 +115,9 @@ import Testing
       $0.coupon = CouponState(status: .applying, code: "FREE")
     }
     await clock.advance(by: .milliseconds(50))
-    await store.receive(.couponFailed(code: "FREE", message: "This coupon is not valid.")) {
+    await store.receive(
+      .internal(.couponFailed(code: "FREE", message: "This coupon is not valid."))
+    ) {
       $0.coupon = CouponState(status: .failed, code: "FREE", message: "This coupon is not valid.")
     }
     store.receiveEvents([["type": "toast", "message": "This coupon is not valid."]])
@@ -130,7 +133,7 @@ import Testing
       $0.coupon = CouponState(status: .applying, code: "SAVE10")
     }
     await clock.advance(by: .milliseconds(50))
-    await store.receive(.couponFailed(code: "SAVE10", message: message)) {
+    await store.receive(.internal(.couponFailed(code: "SAVE10", message: message))) {
       $0.coupon = CouponState(status: .failed, code: "SAVE10", message: message)
     }
     store.receiveEvents([["type": "toast", "message": .string(message)]])

@@ -34,7 +34,7 @@ import Testing
 
   @Test func theWireNamesAreTheIssues() {
     #expect(
-      Set(CounterFeature.publicActions)
+      CounterFeature.caseNames.publicActions
         == ["increment", "decrement", "set", "reset", "incrementLater"])
     let store = Store(feature: CounterFeature(clock: TestClock()))
     defer { store.close() }

@@ -35,7 +35,7 @@ import Testing
     }
     #expect(store.state.path.isEmpty)  // not before the user exists
     await clock.advance(by: .milliseconds(50))
-    await store.receive(users(.loaded(users: all, source: .network))) {
+    await store.receive(users(.internal(.loaded(users: all, source: .network)))) {
       $0.users.load = freshLoad
       $0.users.source = .network
       $0.users.users = IdentifiedArray(all)
@@ -84,7 +84,7 @@ import Testing
     }
     await clock.run(until: store)
     let message = "Could not load users. Please try again."
-    await store.receive(users(.loadFailed(message: message, recoverable: true))) {
+    await store.receive(users(.internal(.loadFailed(message: message, recoverable: true)))) {
       $0.users.load.status = .failed
       $0.users.load.error = LoadState.Failure(message: message, recoverable: true)
       $0.pendingUserId = nil

@@ -64,21 +64,23 @@ import Testing
     let store = TestStore(feature: feature, initialState: state)
     await store.send(.sync) { $0.sync.status = .syncing }
     await clock.run(until: store)
-    await store.receive(.uploaded(id: "a", text: "one", serverId: "srv-1", revision: 1)) {
+    await store.receive(.internal(.uploaded(id: "a", text: "one", serverId: "srv-1", revision: 1)))
+    {
       $0.baseRevisions["a"] = 1
       $0.update("a") {
         $0.serverId = "srv-1"
         $0.syncStatus = .synchronized
       }
     }
-    await store.receive(.uploaded(id: "b", text: "two", serverId: "srv-2", revision: 1)) {
+    await store.receive(.internal(.uploaded(id: "b", text: "two", serverId: "srv-2", revision: 1)))
+    {
       $0.baseRevisions["b"] = 1
       $0.update("b") {
         $0.serverId = "srv-2"
         $0.syncStatus = .synchronized
       }
     }
-    await store.receive(.syncFinished(failures: 0)) {
+    await store.receive(.internal(.syncFinished(failures: 0))) {
       $0.sync = .init(status: .idle, lastSyncedAt: fixedTimestamp)
     }
     #expect(feature.view(of: store.state).sync.pending == 0)
@@ -97,14 +99,16 @@ import Testing
       let store = TestStore(feature: feature, initialState: state)
       await store.send(.sync) { $0.sync.status = .syncing }
       await clock.run(until: store)
-      await store.receive(.uploaded(id: "a", text: "one", serverId: "srv-1", revision: 1)) {
+      await store.receive(
+        .internal(.uploaded(id: "a", text: "one", serverId: "srv-1", revision: 1))
+      ) {
         $0.baseRevisions["a"] = 1
         $0.update("a") {
           $0.serverId = "srv-1"
           $0.syncStatus = .synchronized
         }
       }
-      await store.receive(.syncFinished(failures: 0)) {
+      await store.receive(.internal(.syncFinished(failures: 0))) {
         $0.sync = .init(status: .idle, lastSyncedAt: fixedTimestamp)
       }
       await store.finish()
@@ -119,7 +123,7 @@ import Testing
     state.insert(note("a", "one"))
     let store = TestStore(feature: feature(backend), initialState: state)
     await store.send(.sync) { $0.sync.status = .syncing }
-    await store.receive(.wentOffline) {
+    await store.receive(.internal(.wentOffline)) {
       $0.sync.status = .offline
       $0.sync.message = "You're offline. Notes will sync when you're back online."
     }
@@ -135,7 +139,7 @@ import Testing
     await backend.setOnline(false)
     let store = TestStore(feature: feature(backend))
     await store.send(.sync) { $0.sync.status = .syncing }
-    await store.receive(.wentOffline) {
+    await store.receive(.internal(.wentOffline)) {
       $0.sync.status = .offline
       $0.sync.message = "You're offline. Notes will sync when you're back online."
     }
@@ -146,7 +150,7 @@ import Testing
       $0.sync.status = .syncing
       $0.sync.message = nil
     }
-    await store.receive(.syncFinished(failures: 0)) {
+    await store.receive(.internal(.syncFinished(failures: 0))) {
       $0.sync = NotesFeature.SyncState(status: .idle, lastSyncedAt: fixedTimestamp)
     }
     #expect(await backend.currentStatus.requests.isEmpty)
@@ -160,8 +164,10 @@ import Testing
     let store = TestStore(feature: feature(backend), initialState: state)
     await store.send(.sync) { $0.sync.status = .syncing }
     await clock.run(until: store)
-    await store.receive(.uploadFailed(id: "a")) { $0.update("a") { $0.syncStatus = .failed } }
-    await store.receive(.syncFinished(failures: 1)) {
+    await store.receive(.internal(.uploadFailed(id: "a"))) {
+      $0.update("a") { $0.syncStatus = .failed }
+    }
+    await store.receive(.internal(.syncFinished(failures: 1))) {
       $0.sync.status = .failed
       $0.sync.message = "1 note could not be synced. Try again later."
     }
@@ -185,19 +191,19 @@ import Testing
     }
     await store.send(.sync) { $0.sync.status = .syncing }
     await clock.run(until: store)
-    await store.receive(.conflicted(id: "note-1", serverText: "theirs", revision: 2)) {
+    await store.receive(.internal(.conflicted(id: "note-1", serverText: "theirs", revision: 2))) {
       $0.baseRevisions["note-1"] = 2
       $0.update("note-1") {
         $0.syncStatus = .conflict
         $0.serverText = "theirs"
       }
     }
-    await store.receive(.syncFinished(failures: 0)) {
+    await store.receive(.internal(.syncFinished(failures: 0))) {
       $0.sync = .init(status: .idle, lastSyncedAt: fixedTimestamp)
     }
     // A conflict is not uploaded again until resolved.
     await store.send(.sync) { $0.sync.status = .syncing }
-    await store.receive(.syncFinished(failures: 0)) { $0.sync.status = .idle }
+    await store.receive(.internal(.syncFinished(failures: 0))) { $0.sync.status = .idle }
     #expect(await backend.currentStatus.requests["uploadNote"] == 2)
 
     await store.send(.resolveConflict(id: "note-1", keep: .local)) {
@@ -209,12 +215,12 @@ import Testing
     await store.send(.sync) { $0.sync.status = .syncing }
     await clock.run(until: store)
     await store.receive(
-      .uploaded(id: "note-1", text: "mine, edited", serverId: "srv-1", revision: 3)
+      .internal(.uploaded(id: "note-1", text: "mine, edited", serverId: "srv-1", revision: 3))
     ) {
       $0.baseRevisions["note-1"] = 3
       $0.update("note-1") { $0.syncStatus = .synchronized }
     }
-    await store.receive(.syncFinished(failures: 0)) { $0.sync.status = .idle }
+    await store.receive(.internal(.syncFinished(failures: 0))) { $0.sync.status = .idle }
     await store.finish()
     state = store.state
     #expect(state.notes[id: "note-1"]?.text == "mine, edited")
@@ -246,11 +252,13 @@ import Testing
     await clock.advance(by: .milliseconds(10))
     await store.send(.edit(id: "a", text: "second")) { $0.update("a") { $0.text = "second" } }
     await clock.run(until: store)
-    await store.receive(.uploaded(id: "a", text: "first", serverId: "srv-1", revision: 1)) {
+    await store.receive(
+      .internal(.uploaded(id: "a", text: "first", serverId: "srv-1", revision: 1))
+    ) {
       $0.baseRevisions["a"] = 1
       $0.update("a") { $0.serverId = "srv-1" }
     }
-    await store.receive(.syncFinished(failures: 0)) {
+    await store.receive(.internal(.syncFinished(failures: 0))) {
       $0.sync = .init(status: .idle, lastSyncedAt: fixedTimestamp)
     }
     #expect(store.state.notes[id: "a"]?.syncStatus == .pendingUpload)
@@ -268,8 +276,8 @@ import Testing
     }
     await store.send(.sync) { $0.sync.status = .syncing }
     await clock.run(until: store)
-    await store.receive(.deleteConfirmed(serverId: "srv-1")) { $0.pendingDeletes = [] }
-    await store.receive(.syncFinished(failures: 0)) {
+    await store.receive(.internal(.deleteConfirmed(serverId: "srv-1"))) { $0.pendingDeletes = [] }
+    await store.receive(.internal(.syncFinished(failures: 0))) {
       $0.sync = .init(status: .idle, lastSyncedAt: fixedTimestamp)
     }
     #expect(await !backend.remoteEdit(noteId: "srv-1", text: "x"))

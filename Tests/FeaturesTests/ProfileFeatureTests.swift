@@ -20,7 +20,7 @@ import Testing
     await store.send(.edit(name: " Ada ")) { $0.draft = " Ada " }
     await store.send(.save) { $0.saveState = SaveState(status: .saving) }
     await clock.advance(by: .milliseconds(50))
-    await store.receive(.saved(name: "Ada")) {
+    await store.receive(.internal(.saved(name: "Ada"))) {
       $0.displayName = "Ada"
       $0.draft = "Ada"
       $0.saveState = SaveState(status: .saved)
@@ -40,7 +40,7 @@ import Testing
     await store.send(.save) { $0.saveState = SaveState(status: .saving) }
     await store.send(.save)
     await clock.advance(by: .milliseconds(50))
-    await store.receive(.saved(name: "Grace")) {
+    await store.receive(.internal(.saved(name: "Grace"))) {
       $0.displayName = "Grace"
       $0.saveState = SaveState(status: .saved)
     }
@@ -77,7 +77,7 @@ import Testing
     await store.send(.save) { $0.saveState = SaveState(status: .saving) }
     await clock.advance(by: .milliseconds(50))
     let message = "Could not save your profile. Please try again."
-    await store.receive(.saveFailed(message: message)) {
+    await store.receive(.internal(.saveFailed(message: message))) {
       $0.saveState = SaveState(status: .failed, message: message)
     }
     await store.send(.dismissError) { $0.saveState = SaveState() }

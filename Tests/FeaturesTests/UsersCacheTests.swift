@@ -46,9 +46,9 @@ import Testing
       feature: feature(testBackend(clock: clock), timeToLive: .seconds(60)),
       initialState: cached(users))
     wall.advance(bySeconds: 59)
-    await store.send(.restored) { $0.load.expiresAt = fixedTimestamp.addingTimeInterval(60) }
+    await store.send(.internal(.restored)) { $0.load.expiresAt = fixedTimestamp.addingTimeInterval(60) }
     wall.advance(bySeconds: 1)
-    await store.send(.restored) { $0.load.isStale = true }
+    await store.send(.internal(.restored)) { $0.load.isStale = true }
     await store.finish()
   }
 
@@ -61,7 +61,7 @@ import Testing
     // The cached list stays on screen, answered at once, while the network is asked.
     await store.send(.load) { $0.load.status = .loading }
     await clock.advance(by: .milliseconds(50))
-    await store.receive(.loaded(users: all, source: .network)) {
+    await store.receive(.internal(.loaded(users: all, source: .network))) {
       $0.load = freshLoad
       $0.source = .network
       $0.users = IdentifiedArray(all)
@@ -90,7 +90,7 @@ import Testing
       $0.load.status = .loading
     }
     await clock.advance(by: .milliseconds(50))
-    await store.receive(.loaded(users: all, source: .network)) {
+    await store.receive(.internal(.loaded(users: all, source: .network))) {
       $0.load = LoadState(
         status: .loaded, lastUpdated: fixedTimestamp.addingTimeInterval(60),
         expiresAt: fixedTimestamp.addingTimeInterval(120))
@@ -124,7 +124,7 @@ import Testing
     let store = TestStore(feature: feature(backend))
     await store.send(.load) { $0.load.status = .loading }
     await clock.run(until: store)
-    await store.receive(.loaded(users: all, source: .fallback)) {
+    await store.receive(.internal(.loaded(users: all, source: .fallback))) {
       $0.load = freshLoad
       $0.source = .fallback
       $0.users = IdentifiedArray(all)
@@ -145,7 +145,7 @@ import Testing
     await store.send(.load) { $0.load.status = .loading }
     await clock.run(until: store)
     let message = "You appear to be offline. Check your connection and try again."
-    await store.receive(.loadFailed(message: message, recoverable: true)) {
+    await store.receive(.internal(.loadFailed(message: message, recoverable: true))) {
       $0.load.status = .failed
       $0.load.error = LoadState.Failure(message: message, recoverable: true)
       $0.load.isStale = true
@@ -160,7 +160,7 @@ import Testing
     }
     await clock.run(until: store)
     let all = await sampleUsers()
-    await store.receive(.loaded(users: all, source: .fallback)) {
+    await store.receive(.internal(.loaded(users: all, source: .fallback))) {
       $0.load = freshLoad
       $0.source = .fallback
       $0.users = IdentifiedArray(all)

@@ -24,7 +24,7 @@ import Testing
     let store = TestStore(feature: feature(backend))
     await store.send(.load) { $0.load.status = .loading }
     await clock.advance(by: .milliseconds(50))
-    await store.receive(.loaded(users: users, source: .network)) {
+    await store.receive(.internal(.loaded(users: users, source: .network))) {
       $0.load = freshLoad
       $0.source = .network
       $0.users = IdentifiedArray(users)
@@ -42,7 +42,7 @@ import Testing
     await store.send(.refresh) { $0.load.status = .loading }
     await clock.run(until: store)
     await store.receive(
-      .loadFailed(message: "Could not load users. Please try again.", recoverable: true)
+      .internal(.loadFailed(message: "Could not load users. Please try again.", recoverable: true))
     ) {
       $0.load.status = .failed
       $0.load.error = LoadState.Failure(
@@ -68,7 +68,7 @@ import Testing
       $0.load.error = nil
     }
     await clock.advance(by: .milliseconds(50))
-    await store.receive(.loaded(users: users, source: .network)) {
+    await store.receive(.internal(.loaded(users: users, source: .network))) {
       $0.load = freshLoad
       $0.source = .network
       $0.users = IdentifiedArray(users)
@@ -80,7 +80,7 @@ import Testing
 
   @Test func anEmptyListIsLoadedNotFailed() async {
     let store = TestStore(feature: feature(testBackend(clock: clock)))
-    await store.send(.loaded(users: [], source: .network)) {
+    await store.send(.internal(.loaded(users: [], source: .network))) {
       $0.load = freshLoad
       $0.source = .network
     }
@@ -96,7 +96,7 @@ import Testing
     await store.send(.refresh)
     await clock.advance(by: .milliseconds(100))
     // One answer only: the first load was cancelled mid-flight.
-    await store.receive(.loaded(users: users, source: .network)) {
+    await store.receive(.internal(.loaded(users: users, source: .network))) {
       $0.load = freshLoad
       $0.source = .network
       $0.users = IdentifiedArray(users)
@@ -122,7 +122,7 @@ import Testing
     #expect(await backend.currentStatus.requests["searchUsers"] == nil)
     await clock.advance(by: .milliseconds(1 + 50))
     let carlas = users.filter { $0.matches("carla") }
-    await store.receive(.searchAnswered(query: "carla", users: carlas)) {
+    await store.receive(.internal(.searchAnswered(query: "carla", users: carlas))) {
       $0.searching = false
       $0.results = IdentifiedArray(carlas)
     }
@@ -142,13 +142,13 @@ import Testing
     await store.send(.search(query: "callum")) { $0.query = "callum" }
     await clock.run(until: store)
     let callums = users.filter { $0.matches("callum") }
-    await store.receive(.searchAnswered(query: "callum", users: callums)) {
+    await store.receive(.internal(.searchAnswered(query: "callum", users: callums))) {
       $0.searching = false
       $0.results = IdentifiedArray(callums)
     }
     #expect(await backend.currentStatus.requests["searchUsers"] == 2)
     // And a reply that somehow still arrives for the old query changes nothing.
-    await store.send(.searchAnswered(query: "ca", users: users))
+    await store.send(.internal(.searchAnswered(query: "ca", users: users)))
     await store.finish()
   }
 
@@ -182,7 +182,7 @@ import Testing
       $0.searching = true
     }
     await clock.run(until: store)
-    await store.receive(.searchFailed(query: "rossi")) {
+    await store.receive(.internal(.searchFailed(query: "rossi"))) {
       $0.searching = false
       $0.results = IdentifiedArray(users.filter { $0.matches("rossi") })
     }

@@ -36,7 +36,7 @@ import Testing
     await clock.advance(by: .milliseconds(50))
     var expected = all
     expected[41] = fromServer
-    await store.receive(.loaded(users: expected, source: .network)) {
+    await store.receive(.internal(.loaded(users: expected, source: .network))) {
       $0.load = freshLoad
       $0.source = .network
       $0.users[id: 42] = fromServer
@@ -52,10 +52,10 @@ import Testing
     let store = TestStore(
       feature: feature(testBackend(clock: clock)), initialState: loaded(held, source: .cache))
     // A reply read before the change the list already holds (a lagging replica, a slow load).
-    await store.send(.loaded(users: all, source: .fallback)) {
+    await store.send(.internal(.loaded(users: all, source: .fallback))) {
       $0.source = .fallback
     }
-    await store.send(.serverChanged(user: renamed(all[41], "Quentin Older", version: 2)))
+    await store.send(.internal(.serverChanged(user: renamed(all[41], "Quentin Older", version: 2))))
     #expect(store.state.users[id: 42]?.name == "Quentin Newer")
     await store.finish()
   }
@@ -71,7 +71,9 @@ import Testing
     }
     await clock.advance(by: .milliseconds(50))
     let confirmed = renamed(all[41], "Quentin H", version: 2)
-    await store.receive(.renamed(id: 42, name: "Quentin H", baseVersion: 1, user: confirmed)) {
+    await store.receive(
+      .internal(.renamed(id: 42, name: "Quentin H", baseVersion: 1, user: confirmed))
+    ) {
       $0.users[id: 42] = confirmed
       $0.results[id: 42] = confirmed
       $0.edits = []
@@ -93,7 +95,7 @@ import Testing
     let store = TestStore(feature: feature(backend), initialState: cache)
     await store.send(.load) { $0.load.status = .loading }
     await clock.advance(by: .milliseconds(50))
-    await store.receive(.loaded(users: all, source: .network)) {
+    await store.receive(.internal(.loaded(users: all, source: .network))) {
       $0.load = freshLoad
       $0.source = .network
       $0.edits[id: 42]?.status = .sending  // kept over the server's version 1, and sent
@@ -101,7 +103,7 @@ import Testing
     await clock.advance(by: .milliseconds(50))
     let confirmed = renamed(all[41], "Quentin Offline", version: 2)
     await store.receive(
-      .renamed(id: 42, name: "Quentin Offline", baseVersion: 1, user: confirmed)
+      .internal(.renamed(id: 42, name: "Quentin Offline", baseVersion: 1, user: confirmed))
     ) {
       $0.users[id: 42] = confirmed
       $0.results[id: 42] = confirmed
@@ -120,12 +122,12 @@ import Testing
       $0.results[id: 42]?.name = "Quentin Local"
       $0.edits = [UserEdit(id: 42, name: "Quentin Local", baseVersion: 1, status: .sending)]
     }
-    await store.receive(.renameFailed(id: 42, baseVersion: 1, gone: false)) {
+    await store.receive(.internal(.renameFailed(id: 42, baseVersion: 1, gone: false))) {
       $0.edits[id: 42]?.status = .pending
     }
     await backend.setOnline(true)
     let remote = try #require(await backend.remoteUserEdit(id: 42, name: "Quentin Remote"))
-    await store.send(.serverChanged(user: remote)) {
+    await store.send(.internal(.serverChanged(user: remote))) {
       $0.edits[id: 42] = UserEdit(
         id: 42, name: "Quentin Local", baseVersion: 1, status: .conflict,
         serverName: "Quentin Remote", serverVersion: 2)
@@ -138,7 +140,9 @@ import Testing
     }
     await clock.advance(by: .milliseconds(50))
     let final = renamed(all[41], "Quentin Local", version: 3)
-    await store.receive(.renamed(id: 42, name: "Quentin Local", baseVersion: 2, user: final)) {
+    await store.receive(
+      .internal(.renamed(id: 42, name: "Quentin Local", baseVersion: 2, user: final))
+    ) {
       $0.users[id: 42] = final
       $0.results[id: 42] = final
       $0.edits = []
@@ -180,7 +184,7 @@ import Testing
     #expect(await backend.currentStatus.requests == ["renameUser": 1])
     let remote = try #require(await backend.remoteUserEdit(id: 42, name: "Quentin Remote"))
     #expect(remote.version == 3)
-    await store.send(.serverChanged(user: remote)) {
+    await store.send(.internal(.serverChanged(user: remote))) {
       $0.edits[id: 42] = UserEdit(
         id: 42, name: "Quentin Local", baseVersion: 1, status: .conflict,
         serverName: "Quentin Remote", serverVersion: 3)
@@ -188,9 +192,10 @@ import Testing
     await clock.advance(by: .milliseconds(50))
     // The late confirmation of version 2 is older than the conflict's version 3: no change.
     await store.receive(
-      .renamed(
-        id: 42, name: "Quentin Local", baseVersion: 1,
-        user: renamed(all[41], "Quentin Local", version: 2)))
+      .internal(
+        .renamed(
+          id: 42, name: "Quentin Local", baseVersion: 1,
+          user: renamed(all[41], "Quentin Local", version: 2))))
     await store.finish()
   }
 
@@ -210,7 +215,8 @@ import Testing
     }
     await clock.advance(by: .milliseconds(50))
     await store.receive(
-      .renamed(id: 42, name: "Q1", baseVersion: 1, user: renamed(all[41], "Q1", version: 2))
+      .internal(
+        .renamed(id: 42, name: "Q1", baseVersion: 1, user: renamed(all[41], "Q1", version: 2)))
     ) {
       $0.users[id: 42]?.version = 2
       $0.results[id: 42]?.version = 2
@@ -218,7 +224,7 @@ import Testing
     }
     await clock.advance(by: .milliseconds(50))
     let final = renamed(all[41], "Q2", version: 3)
-    await store.receive(.renamed(id: 42, name: "Q2", baseVersion: 2, user: final)) {
+    await store.receive(.internal(.renamed(id: 42, name: "Q2", baseVersion: 2, user: final))) {
       $0.users[id: 42] = final
       $0.results[id: 42] = final
       $0.edits = []
@@ -249,7 +255,7 @@ import Testing
     let descriptor = try #require(descriptors.first { $0.name == "users" })
     let store = try #require(try descriptor.makeStore("users", nil, nil) as? Store<UsersFeature>)
     defer { store.close() }
-    store.send(.loaded(users: await sampleUsers(), source: .network))
+    store.send(.internal(.loaded(users: await sampleUsers(), source: .network)))
     await backend.remoteUserEdit(id: 42, name: "Pushed")
     #expect(store.state.users[id: 42]?.name == "Pushed")
     #expect(store.state.users[id: 42]?.version == 2)
@@ -260,7 +266,7 @@ import Testing
         as? Store<NavigationFeature>)
     defer { navigation.close() }
     navigation.send(
-      .users(action: ChildAction(.loaded(users: await sampleUsers(), source: .network))))
+      .users(action: ChildAction(.internal(.loaded(users: await sampleUsers(), source: .network)))))
     await backend.remoteUserEdit(id: 7, name: "Pushed Too")
     #expect(navigation.state.users.users[id: 7]?.name == "Pushed Too")
     #expect(store.state.users[id: 7]?.version == 2)

@@ -90,7 +90,6 @@ struct Faulty: Feature {
     func encode(to encoder: any Encoder) throws { throw Boom() }
   }
   static let name = "faulty"
-  static let publicActions = ["throwInEffect", "emitUnencodable", "breakView"]
 
   static var throwing: (effect: Effect<Action, Event>, line: Int) {
     (.run { _ in throw Boom() }, #line)

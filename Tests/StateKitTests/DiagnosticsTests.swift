@@ -10,7 +10,6 @@ private struct Careless: Feature {
   struct Oops: Error {}
 
   static let name = "careless-diagnostics-probe"
-  static let publicActions = ["go"]
 
   var initialState: State { State() }
 

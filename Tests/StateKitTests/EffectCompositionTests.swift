@@ -7,14 +7,18 @@ struct Sequencer: Feature {
   struct State: Codable, Equatable, Sendable {
     var log: [String] = []
   }
-  enum Action: Codable, Equatable, Sendable {
+  enum Action: Codable, Equatable, Sendable, EmbedsInternalActions {
     case sequence
     case parallel
-    case step(String)
+    case `internal`(Internal)
+
+    /// Each step the effects send.
+    enum Internal: Codable, Equatable, Sendable {
+      case step(String)
+    }
   }
 
   static let name = "sequencer"
-  static let publicActions = ["sequence", "parallel"]
 
   let clock: any Clock<Duration>
 
@@ -26,14 +30,14 @@ struct Sequencer: Feature {
       return .concatenate(
         .run { [clock] send in
           try await clock.sleep(for: .seconds(1))
-          await send(.step("slow"))
+          await send(.internal(.step("slow")))
         },
-        .send(.step("then")),
-        .run { send in await send(.step("last")) })
+        .send(.internal(.step("then"))),
+        .run { send in await send(.internal(.step("last"))) })
     case .parallel:
       let child: Effect<String, Never> = .run { send in await send("mapped") }
-      return .merge(.send(.step("now")), child.map { Action.step($0) })
-    case .step(let name):
+      return .merge(.send(.internal(.step("now"))), child.map { Action.internal(.step($0)) })
+    case .internal(.step(let name)):
       state.log.append(name)
       return .none
     }
@@ -49,17 +53,17 @@ struct Sequencer: Feature {
     await clock.advance(by: .milliseconds(999))
     #expect(store.state.log == [])
     await clock.advance(by: .milliseconds(1))
-    await store.receive(.step("slow")) { $0.log = ["slow"] }
-    await store.receive(.step("then")) { $0.log += ["then"] }
-    await store.receive(.step("last")) { $0.log += ["last"] }
+    await store.receive(.internal(.step("slow"))) { $0.log = ["slow"] }
+    await store.receive(.internal(.step("then"))) { $0.log += ["then"] }
+    await store.receive(.internal(.step("last"))) { $0.log += ["last"] }
     await store.finish()
   }
 
   @Test func mergedAndMappedEffectsAllArrive() async {
     let store = TestStore(feature: Sequencer(clock: TestClock()))
     await store.send(.parallel)
-    await store.receive(.step("now")) { $0.log = ["now"] }
-    await store.receive(.step("mapped")) { $0.log += ["mapped"] }
+    await store.receive(.internal(.step("now"))) { $0.log = ["now"] }
+    await store.receive(.internal(.step("mapped"))) { $0.log += ["mapped"] }
     await store.finish()
   }
 
@@ -67,9 +71,9 @@ struct Sequencer: Feature {
     let clock = ImmediateClock()
     let store = TestStore(feature: Sequencer(clock: clock))
     await store.send(.sequence)
-    await store.receive(.step("slow")) { $0.log = ["slow"] }
-    await store.receive(.step("then")) { $0.log += ["then"] }
-    await store.receive(.step("last")) { $0.log += ["last"] }
+    await store.receive(.internal(.step("slow"))) { $0.log = ["slow"] }
+    await store.receive(.internal(.step("then"))) { $0.log += ["then"] }
+    await store.receive(.internal(.step("last"))) { $0.log += ["last"] }
     await store.finish()
     #expect(clock.now.offset == .seconds(1))
   }

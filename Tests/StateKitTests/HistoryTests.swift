@@ -14,7 +14,6 @@ private struct Stamper: Feature {
     case stamp
   }
   static let name = "stamper"
-  static let publicActions = ["stamp"]
   var initialState: State { State() }
   func reduce(into state: inout State, action: Action) -> Effect<Action, Never> {
     state.stamps.append(ReduceTime.current ?? -1)
@@ -31,7 +30,6 @@ private struct Pile: Feature {
     case put(item: String)
   }
   static let name = "pile"
-  static let publicActions = ["put"]
   var initialState: State { State() }
   func reduce(into state: inout State, action: Action) -> Effect<Action, Never> {
     if case .put(let item) = action { state.items.append(item) }

@@ -23,10 +23,12 @@ struct Todos: Feature {
     var saving = false
   }
 
-  enum Action: Codable, Equatable, Sendable {
+  enum Action: Codable, Equatable, Sendable, EmbedsInternalActions {
     case add(title: String)
     case toggle(id: Int)
-    case saved  // internal: only the effect below sends it
+    case `internal`(Internal)
+    /// Only the effect below sends it.
+    enum Internal: Codable, Equatable, Sendable { case saved }
   }
 
   enum Event: Codable, Equatable, Sendable {
@@ -34,8 +36,6 @@ struct Todos: Feature {
   }
 
   static let name = "todos"
-  static let publicActions = ["add", "toggle"]
-  static let eventNames = ["toast"]
 
   let api: TodoAPI
 
@@ -55,12 +55,12 @@ struct Todos: Feature {
       state.saving = true
       return .run { [api] send in
         try await api.save(title)
-        await send(.saved)
+        await send(.internal(.saved))
       }
     case .toggle(let id):
       state.todos.modify(id: id) { $0.done.toggle() }
       return .none
-    case .saved:
+    case .internal(.saved):
       state.saving = false
       return .emit(.toast(message: "Saved"))
     }
@@ -77,7 +77,7 @@ struct Todos: Feature {
       $0.nextID = 2
       $0.saving = true
     }
-    await store.receive(.saved) { $0.saving = false }
+    await store.receive(.internal(.saved)) { $0.saving = false }
     await store.receive(event: .toast(message: "Saved"))
     await store.send(.toggle(id: 1)) { $0.todos.modify(id: 1) { $0.done = true } }
     await store.finish()
@@ -89,8 +89,18 @@ struct Todos: Feature {
     #expect(throws: ActionError.invalid(pointer: "/title", reason: "expected a non-blank title")) {
       try store.send(wire: ["type": "add", "title": "  "], cause: nil)
     }
-    #expect(throws: ActionError.self) { try store.send(wire: ["type": "saved"], cause: nil) }
+    #expect(
+      throws: ActionError.refused(
+        type: "saved", reason: "\"saved\" is not an action clients may send")
+    ) { try store.send(wire: ["type": "saved"], cause: nil) }
     #expect(store.version == 0)
+  }
+
+  @Test func itsNamesComeFromItsTypes() {
+    #expect(Todos.caseNames.publicActions == ["add", "toggle"])
+    #expect(Todos.caseNames.internalActions == ["saved"])
+    #expect(Todos.caseNames.events == ["toast"])
+    #expect(Todos.caseNameProblems == [])
   }
 
   @Test func itsSchemasDescribeEveryType() {

@@ -22,7 +22,7 @@ import Testing
     #expect(await service.requests == [])
     await clock.advance(by: .milliseconds(1))
     await clock.advance(by: .milliseconds(100))
-    await store.receive(.results(query: "cal", items: ["calendar"])) {
+    await store.receive(.internal(.results(query: "cal", items: ["calendar"]))) {
       $0.results = ["calendar"]
       $0.isSearching = false
     }
@@ -44,7 +44,7 @@ import Testing
     #expect(await service.requests == ["ca"])
     await store.send(.queryChanged(query: "calendar")) { $0.query = "calendar" }
     await clock.advance(by: .milliseconds(400))
-    await store.receive(.results(query: "calendar", items: ["calendar"])) {
+    await store.receive(.internal(.results(query: "calendar", items: ["calendar"]))) {
       $0.results = ["calendar"]
       $0.isSearching = false
     }
@@ -64,7 +64,7 @@ import Testing
     await clock.advance(by: .milliseconds(500))
     await store.send(.refresh)
     await clock.advance(by: .seconds(1))
-    await store.receive(.loaded(items: ["second"])) {
+    await store.receive(.internal(.loaded(items: ["second"]))) {
       $0.load = .loaded
       $0.items = ["second"]
     }
@@ -94,7 +94,7 @@ import Testing
     await store.send(.save) { $0.save = .saving }
     await store.send(.save)
     await clock.advance(by: .seconds(1))
-    await store.receive(.saved) { $0.save = .saved }
+    await store.receive(.internal(.saved)) { $0.save = .saved }
     await store.finish()
     #expect(await service.saves == ["Ada"])
   }
@@ -106,7 +106,7 @@ import Testing
 
     await store.send(.load) { $0.load = .loading }
     await clock.advance(by: .seconds(1))
-    await store.receive(.loaded(items: ["kept"])) {
+    await store.receive(.internal(.loaded(items: ["kept"]))) {
       $0.load = .loaded
       $0.items = ["kept"]
     }
@@ -114,15 +114,15 @@ import Testing
 
     await store.send(.refresh) { $0.load = .loading }
     await clock.advance(by: .seconds(1))  // attempt 1 fails
-    await store.receive(.retrying(attempt: 1))
+    await store.receive(.internal(.retrying(attempt: 1)))
     await clock.advance(by: .milliseconds(999))  // backoff 1 s: not yet
     #expect(await backend.calls == 2)
     await clock.advance(by: .milliseconds(1))
     await clock.advance(by: .seconds(1))  // attempt 2 fails
-    await store.receive(.retrying(attempt: 2))
+    await store.receive(.internal(.retrying(attempt: 2)))
     await clock.advance(by: .seconds(2))  // backoff 2 s
     await clock.advance(by: .seconds(1))  // attempt 3 fails: no more retries
-    await store.receive(.failed) {
+    await store.receive(.internal(.failed)) {
       $0.load = .failed(message: Loader.failureMessage, recoverable: true)
       $0.isStale = true
     }
@@ -138,7 +138,7 @@ import Testing
 
     await store.send(.load) { $0.load = .loading }
     await clock.advance(by: .seconds(1))
-    await store.receive(.loaded(items: [])) { $0.load = .loaded }
+    await store.receive(.internal(.loaded(items: []))) { $0.load = .loaded }
     await store.finish()
   }
 
@@ -152,12 +152,12 @@ import Testing
     await store.send(.ticker(id: 2, action: .start))
     #expect(store.store.inFlightEffectCount == 2)
     await clock.advance(by: .seconds(1))
-    await store.receive(.ticker(id: 1, action: .tick)) { $0.tickers[id: 1]?.ticks = 1 }
-    await store.receive(.ticker(id: 2, action: .tick)) { $0.tickers[id: 2]?.ticks = 1 }
+    await store.receive(.ticker(id: 1, action: .internal(.tick))) { $0.tickers[id: 1]?.ticks = 1 }
+    await store.receive(.ticker(id: 2, action: .internal(.tick))) { $0.tickers[id: 2]?.ticks = 1 }
 
     await store.send(.remove(id: 1)) { $0.tickers.remove(id: 1) }
     await clock.advance(by: .seconds(1))
-    await store.receive(.ticker(id: 2, action: .tick)) { $0.tickers[id: 2]?.ticks = 2 }
+    await store.receive(.ticker(id: 2, action: .internal(.tick))) { $0.tickers[id: 2]?.ticks = 2 }
     #expect(store.store.inFlightEffectCount == 1)
 
     await store.send(.remove(id: 2)) { $0.tickers.remove(id: 2) }

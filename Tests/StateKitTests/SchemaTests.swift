@@ -48,7 +48,6 @@ import Testing
       case refuse(Refusing)
     }
     static let name = "odd"
-    static let publicActions = ["paint", "graft", "refuse"]
     var initialState: State { State() }
     func reduce(into state: inout State, action: Action) -> Effect<Action, Never> { .none }
   }
@@ -102,7 +101,6 @@ import Testing
       case reset
     }
     static let name = "plain"
-    static let publicActions = ["reset"]
     var initialState: State { State() }
     func reduce(into state: inout State, action: Action) -> Effect<Action, Never> { .none }
   }
@@ -125,7 +123,6 @@ import Testing
       case rename(name: String, note: String?)
     }
     static let name = "naming"
-    static let publicActions = ["rename"]
     var initialState: State { State() }
     func reduce(into state: inout State, action: Action) -> Effect<Action, Never> { .none }
   }
@@ -142,7 +139,6 @@ import Testing
     }
     enum Action: Codable, Equatable, Sendable { case reset }
     static let name = "phase"
-    static let publicActions = ["reset"]
     var initialState: State { State() }
     func reduce(into state: inout State, action: Action) -> Effect<Action, Never> { .none }
   }
@@ -214,7 +210,6 @@ import Testing
       case draw(shape: Shape)
     }
     static let name = "shapes"
-    static let publicActions = ["draw"]
     var initialState: State { State() }
     func reduce(into state: inout State, action: Action) -> Effect<Action, Never> { .none }
   }

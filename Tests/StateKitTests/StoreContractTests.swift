@@ -212,7 +212,6 @@ private struct Saver: Feature {
   enum Action: Codable, Equatable, Sendable { case save }
 
   static let name = "saver"
-  static let publicActions = ["save"]
 
   var initialState: State { State() }
 

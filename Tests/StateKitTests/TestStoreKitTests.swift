@@ -59,7 +59,7 @@ import Testing
     await clock.advance(by: .seconds(2))
     for _ in 1...2 {
       for id in 1...3 {
-        await store.receive(.ticker(id: id, action: .tick)) {
+        await store.receive(.ticker(id: id, action: .internal(.tick))) {
           $0.tickers.modify(id: id) { $0.ticks += 1 }
         }
       }
@@ -77,7 +77,9 @@ import Testing
     let ticking = await store.send(.ticker(id: 1, action: .start))
     #expect(ticking.isRunning)
     await clock.advance(by: .seconds(1))
-    await store.receive(.ticker(id: 1, action: .tick)) { $0.tickers.modify(id: 1) { $0.ticks = 1 } }
+    await store.receive(.ticker(id: 1, action: .internal(.tick))) {
+      $0.tickers.modify(id: 1) { $0.ticks = 1 }
+    }
     await ticking.cancel()
     #expect(!ticking.isRunning)
     await store.finish()
@@ -108,7 +110,7 @@ import Testing
     await store.send(.add(id: 1)) { $0.tickers.append(Ticker.State(id: 1)) }
     await store.send(.ticker(id: 1, action: .start))
     let started = ContinuousClock.now
-    await store.receive(.ticker(id: 1, action: .tick))
+    await store.receive(.ticker(id: 1, action: .internal(.tick)))
     #expect(ContinuousClock.now - started < .seconds(25))
     #expect(failures.messages.first?.contains("does the test clock need advancing?") == true)
     store.store.close()

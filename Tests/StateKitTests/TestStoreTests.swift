@@ -38,7 +38,10 @@ import Testing
     await store.send(.load) { $0.load = .loading }
     await clock.advance(by: .seconds(1))
     await store.finish()
-    #expect(failures.messages == [#"1 action(s) received but not asserted: loaded(items: ["a"])"#])
+    #expect(
+      failures.messages == [
+        #"1 action(s) received but not asserted: internal(StateKitTests.Loader.Action.Internal.loaded(items: ["a"]))"#
+      ])
   }
 
   @Test func anEffectStillRunningFailsAtFinish() async {
@@ -66,8 +69,11 @@ import Testing
     store.failureHandler = failures.record
     await store.send(.load) { $0.load = .loading }
     await clock.advance(by: .seconds(1))
-    await store.receive(.failed)
-    #expect(failures.messages.first == #"Received loaded(items: ["a"]), expected failed"#)
+    await store.receive(.internal(.failed))
+    #expect(
+      failures.messages.first
+        == #"Received internal(StateKitTests.Loader.Action.Internal.loaded(items: ["a"])), "#
+        + "expected internal(StateKitTests.Loader.Action.Internal.failed)")
   }
 
   @Test func nonExhaustiveModeChecksOnlyWhatIsAsserted() async {
@@ -78,7 +84,7 @@ import Testing
     await store.send(.load)
     await clock.run()
     // The retries are skipped; only the final state is asserted, and only in part.
-    await store.receive(.failed) { $0.isStale = false }
+    await store.receive(.internal(.failed)) { $0.isStale = false }
     await store.finish()
     #expect(store.state.load == .failed(message: Loader.failureMessage, recoverable: true))
 

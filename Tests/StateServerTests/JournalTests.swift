@@ -26,7 +26,6 @@ struct Shelf: Feature {
     case bumpSecret
   }
   static let name = "shelf"
-  static let publicActions = ["add", "rename", "bumpSecret"]
   var initialState: State { State() }
 
   func reduce(into state: inout State, action: Action) -> Effect<Action, Never> {

@@ -28,6 +28,22 @@ import Testing
     #expect(server.persistence() == nil)
   }
 
+  @Test func aFeatureWhoseActionNamesClashIsRefusedAtRegistration() throws {
+    let clashing = Clashing().descriptor()
+    let refusal = try #require(Server.refusal(of: [ScriptedStore.descriptor, clashing]))
+    #expect(refusal.hasPrefix("feature clashing refused: /actions/save: feature clashing: "))
+    #expect(refusal.contains("\"save\" is both a case of"))
+    #expect(Server.refusal(of: [ScriptedStore.descriptor]) == nil)
+    let launched = Server.launch(
+      name: "timers", version: "1", options: ServerOptions(), server: \.self,
+      arguments: ["--ephemeral"], features: { _ in [clashing] })
+    guard case .exit(let status) = launched else {
+      Issue.record("expected the server to refuse the feature")
+      return
+    }
+    #expect(status == 1)
+  }
+
   @Test func theHelpNamesTheApplication() {
     let help = Server.commandLine(
       name: "timers", version: "2.3.4", summary: nil, server: \ServerOptions.self, flags: []
@@ -82,4 +98,17 @@ import Testing
     #expect(lines[1]["result"]?["info"]?["title"] == "timers")
     #expect(lines[1]["result"]?["info"]?["version"] == "2.3.4")
   }
+}
+
+/// A public and an internal action of the same wire name: `{"type": "save"}` would mean two.
+private struct Clashing: Feature {
+  struct State: Codable, Equatable, Sendable {}
+  enum Action: Codable, Sendable, EmbedsInternalActions {
+    case save
+    case `internal`(Internal)
+    enum Internal: Codable, Sendable { case save }
+  }
+  static let name = "clashing"
+  var initialState: State { State() }
+  func reduce(into state: inout State, action: Action) -> Effect<Action, Never> { .none }
 }

@@ -13,7 +13,7 @@ public struct BackendFeature: Feature {
   public typealias State = BackendStatus
 
   /// Steering actions, and the internal status updates from the actor.
-  public enum Action: Codable, Equatable, Sendable {
+  public enum Action: Codable, Equatable, Sendable, EmbedsInternalActions {
     case setOnline(online: Bool)
     case setLatency(ms: Int)
     case setFailRate(rate: Double)
@@ -25,12 +25,18 @@ public struct BackendFeature: Feature {
     /// Renames user `id` on the server (another device's edit): its version goes up and the
     /// new copy is pushed to the users stores.
     case remoteUserEdit(id: Int, name: String)
-    /// The backend's status changed (a request arrived, a setting changed). Internal.
-    case statusChanged(status: BackendStatus)
-    /// `remoteEdit` found no such note on the server. Internal.
-    case remoteEditMissed(noteId: String)
-    /// `remoteUserEdit` found no such user on the server. Internal.
-    case remoteUserEditMissed(id: Int)
+    /// Sent by the feature itself; a client's is refused (-32003).
+    case `internal`(Internal)
+
+    /// The status updates from the actor, and what the remote edits found.
+    public enum Internal: Codable, Equatable, Sendable {
+      /// The backend's status changed (a request arrived, a setting changed).
+      case statusChanged(status: BackendStatus)
+      /// `remoteEdit` found no such note on the server.
+      case remoteEditMissed(noteId: String)
+      /// `remoteUserEdit` found no such user on the server.
+      case remoteUserEditMissed(id: Int)
+    }
   }
 
   /// `toast` when a `remoteEdit` found no note or a `remoteUserEdit` no user.
@@ -39,11 +45,6 @@ public struct BackendFeature: Feature {
   }
 
   public static let name = "backend"
-  public static let publicActions = [
-    "setOnline", "setLatency", "setFailRate", "setFallbackOnline", "setFallbackFailRate",
-    "remoteEdit", "remoteUserEdit",
-  ]
-  public static let eventNames = ["toast"]
 
   let backend: Backend
   let initial: BackendStatus
@@ -108,21 +109,21 @@ public struct BackendFeature: Feature {
     case .remoteUserEdit(let id, let name):
       return .run { [backend] send in
         if await backend.remoteUserEdit(id: id, name: name) == nil {
-          await send(.remoteUserEditMissed(id: id))
+          await send(.internal(.remoteUserEditMissed(id: id)))
         }
       }
     case .remoteEdit(let noteId, let text):
       return .run { [backend] send in
         if await !backend.remoteEdit(noteId: noteId, text: text) {
-          await send(.remoteEditMissed(noteId: noteId))
+          await send(.internal(.remoteEditMissed(noteId: noteId)))
         }
       }
-    case .statusChanged(let status):
+    case .internal(.statusChanged(let status)):
       state = status
       return .none
-    case .remoteEditMissed(let noteId):
+    case .internal(.remoteEditMissed(let noteId)):
       return .emit(.toast(message: "The server has no note \(noteId)."))
-    case .remoteUserEditMissed(let id):
+    case .internal(.remoteUserEditMissed(let id)):
       return .emit(.toast(message: "The server has no user \(id)."))
     }
   }

@@ -37,7 +37,7 @@ public struct CartFeature: Feature {
   }
 
   /// What a client may do with the cart, and the coupon results the effects send back.
-  public enum Action: Codable, Equatable, Sendable {
+  public enum Action: Codable, Equatable, Sendable, EmbedsInternalActions {
     /// Adds one piece; an id already in the cart raises its quantity.
     case add(id: String, name: String, price: Int)
     /// Sets a quantity; 0 removes the item, a negative quantity is refused.
@@ -45,10 +45,14 @@ public struct CartFeature: Feature {
     case remove(id: String)
     case applyCoupon(code: String)
     case clearCoupon
+    /// Sent by the feature itself; a client's is refused (-32003).
+    case `internal`(Internal)
 
-    // Internal: results of effects.
-    case couponApplied(code: String, items: [CartItem])
-    case couponFailed(code: String, message: String)
+    /// The results of the coupon effect.
+    public enum Internal: Codable, Equatable, Sendable {
+      case couponApplied(code: String, items: [CartItem])
+      case couponFailed(code: String, message: String)
+    }
   }
 
   /// `toast` when a coupon was applied or refused.
@@ -57,8 +61,6 @@ public struct CartFeature: Feature {
   }
 
   public static let name = "cart"
-  public static let publicActions = ["add", "setQuantity", "remove", "applyCoupon", "clearCoupon"]
-  public static let eventNames = ["toast"]
 
   static let invalidCouponMessage = "This coupon is not valid."
 
@@ -156,13 +158,13 @@ public struct CartFeature: Feature {
       let items = Array(state.items)
       return .run { [backend] send in
         let repriced = try await backend.applyCoupon(code: code, items: items)
-        await send(.couponApplied(code: code, items: repriced))
+        await send(.internal(.couponApplied(code: code, items: repriced)))
       } catch: { error, send in
         let message =
           (error as? BackendError) == .invalidCoupon
           ? Self.invalidCouponMessage
           : "Could not reach the server to apply the coupon. Please try again."
-        await send(.couponFailed(code: code, message: message))
+        await send(.internal(.couponFailed(code: code, message: message)))
       }
       .cancellable(id: CancelID.coupon, cancelInFlight: true)
 
@@ -171,7 +173,7 @@ public struct CartFeature: Feature {
       state.coupon = CouponState()
       return .cancel(id: CancelID.coupon)
 
-    case .couponApplied(let code, let repriced):
+    case .internal(.couponApplied(let code, let repriced)):
       guard state.coupon.status == .applying, state.coupon.code == code else { return .none }
       // Only prices change: quantities edited while the server answered are kept.
       for item in repriced {
@@ -183,7 +185,7 @@ public struct CartFeature: Feature {
       state.coupon = CouponState(status: .applied, code: code, message: message)
       return .emit(.toast(message: message))
 
-    case .couponFailed(let code, let message):
+    case .internal(.couponFailed(let code, let message)):
       guard state.coupon.status == .applying, state.coupon.code == code else { return .none }
       state.coupon = CouponState(status: .failed, code: code, message: message)
       return .emit(.toast(message: message))

@@ -27,7 +27,6 @@ public struct CounterFeature: Feature {
   }
 
   public static let name = "counter"
-  public static let publicActions = ["increment", "decrement", "set", "reset", "incrementLater"]
 
   /// The longest delay `incrementLater` accepts: a day, so a typo cannot keep a store busy
   /// for years.

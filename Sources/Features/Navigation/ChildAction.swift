@@ -23,7 +23,7 @@ public struct ChildAction<Child: Feature>: Codable, Sendable {
     let prefix = JSONDecodingError.pointer(decoder.codingPath)
     do {
       action = try WireFormat.decodeAction(
-        Child.Action.self, from: wire, allowed: Set(Child.publicActions))
+        Child.Action.self, from: wire, allowed: Set(Child.caseNames.publicActions))
     } catch .refused(let type, let reason) {
       var error = JSONDecodingError(pointer: prefix + "/type", reason: reason)
       error.refusedType = type

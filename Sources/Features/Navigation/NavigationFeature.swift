@@ -45,8 +45,6 @@ public struct NavigationFeature: Feature {
   }
 
   public static let name = "navigation"
-  public static let publicActions = ["push", "pop", "popToRoot", "openURL", "users"]
-  public static let eventNames = ["toast"]
 
   let users: Scope<NavigationFeature, UsersFeature>
 
@@ -126,11 +124,11 @@ public struct NavigationFeature: Feature {
     -> Effect<Action, Event>
   {
     switch child {
-    case .loaded:
+    case .internal(.loaded):
       guard let id = state.pendingUserId else { return .none }
       state.pendingUserId = nil
       return open(userId: id, &state)
-    case .loadFailed(let message, _):
+    case .internal(.loadFailed(let message, _)):
       guard let id = state.pendingUserId else { return .none }
       state.pendingUserId = nil
       return .emit(.toast(message: "Cannot open user \(id): \(message)"))

@@ -9,7 +9,6 @@ import StateKit
 /// and nothing overwrites either side until the user resolves it.
 public struct NotesFeature: Feature {
   public static let name = "notes"
-  public static let publicActions = ["add", "edit", "delete", "sync", "resolveConflict"]
   public static let isPersistent = true
 
   let backend: Backend
@@ -125,7 +124,7 @@ public struct NotesFeature: Feature {
       }
       return .none
 
-    case .uploaded(let id, let text, let serverId, let revision):
+    case .internal(.uploaded(let id, let text, let serverId, let revision)):
       guard state.notes[id: id] != nil else {
         // Deleted while it uploaded: the server now has a copy nobody wants.
         state.pendingDeletes.append(serverId)
@@ -142,7 +141,7 @@ public struct NotesFeature: Feature {
       }
       return .none
 
-    case .conflicted(let id, let serverText, let revision):
+    case .internal(.conflicted(let id, let serverText, let revision)):
       guard state.notes[id: id] != nil else { return .none }
       state.baseRevisions[id] = revision
       state.update(id) { note in
@@ -151,22 +150,22 @@ public struct NotesFeature: Feature {
       }
       return .none
 
-    case .uploadFailed(let id):
+    case .internal(.uploadFailed(let id)):
       state.update(id) { note in
         if note.syncStatus == .pendingUpload { note.syncStatus = .failed }
       }
       return .none
 
-    case .deleteConfirmed(let serverId):
+    case .internal(.deleteConfirmed(let serverId)):
       state.pendingDeletes.removeAll { $0 == serverId }
       return .none
 
-    case .wentOffline:
+    case .internal(.wentOffline):
       state.sync.status = .offline
       state.sync.message = Self.offlineMessage
       return .none
 
-    case .syncFinished(let failures):
+    case .internal(.syncFinished(let failures)):
       guard state.sync.status == .syncing else { return .none }
       if failures > 0 {
         state.sync.status = .failed
@@ -188,7 +187,7 @@ public struct NotesFeature: Feature {
       // Nothing to send makes no request, but "synced just now" must not be claimed while
       // offline: the device knows its connectivity (as a phone's reachability API would).
       if uploads.isEmpty, deletes.isEmpty, await !backend.currentStatus.online {
-        await send(.wentOffline)
+        await send(.internal(.wentOffline))
         return
       }
       let retryNetwork: (BackendError) -> Bool = { $0 == .network }
@@ -199,17 +198,19 @@ public struct NotesFeature: Feature {
             try await backend.uploadNote(upload)
           }
           await send(
-            .uploaded(
-              id: upload.id, text: upload.text, serverId: receipt.serverId,
-              revision: receipt.revision))
+            .internal(
+              .uploaded(
+                id: upload.id, text: upload.text, serverId: receipt.serverId,
+                revision: receipt.revision)))
         } catch BackendError.offline {
-          await send(.wentOffline)
+          await send(.internal(.wentOffline))
           return
         } catch BackendError.conflict(let serverText, let revision) {
-          await send(.conflicted(id: upload.id, serverText: serverText, revision: revision))
+          await send(
+            .internal(.conflicted(id: upload.id, serverText: serverText, revision: revision)))
         } catch is BackendError {
           failures += 1
-          await send(.uploadFailed(id: upload.id))
+          await send(.internal(.uploadFailed(id: upload.id)))
         }
       }
       for serverId in deletes {
@@ -217,15 +218,15 @@ public struct NotesFeature: Feature {
           try await backoff.run(clock: clock, retryingIf: retryNetwork) {
             try await backend.deleteNote(serverId: serverId)
           }
-          await send(.deleteConfirmed(serverId: serverId))
+          await send(.internal(.deleteConfirmed(serverId: serverId)))
         } catch BackendError.offline {
-          await send(.wentOffline)
+          await send(.internal(.wentOffline))
           return
         } catch is BackendError {
           failures += 1
         }
       }
-      await send(.syncFinished(failures: failures))
+      await send(.internal(.syncFinished(failures: failures)))
     }
   }
 }

@@ -134,7 +134,7 @@ extension NotesFeature {
   }
 
   /// What a client may do with the notes, and the sync results the effect sends back.
-  public enum Action: Codable, Equatable, Sendable {
+  public enum Action: Codable, Equatable, Sendable, EmbedsInternalActions {
     /// A new note, pending upload. Blank text is refused.
     case add(text: String)
     case edit(id: String, text: String)
@@ -143,13 +143,17 @@ extension NotesFeature {
     case sync
     /// Ends a conflict by keeping the local text (uploaded next sync) or the server's.
     case resolveConflict(id: String, keep: Keep)
+    /// Sent by the feature itself; a client's is refused (-32003).
+    case `internal`(Internal)
 
-    // Internal: results of the sync effect.
-    case uploaded(id: String, text: String, serverId: String, revision: Int)
-    case conflicted(id: String, serverText: String, revision: Int)
-    case uploadFailed(id: String)
-    case deleteConfirmed(serverId: String)
-    case wentOffline
-    case syncFinished(failures: Int)
+    /// The results of the sync effect.
+    public enum Internal: Codable, Equatable, Sendable {
+      case uploaded(id: String, text: String, serverId: String, revision: Int)
+      case conflicted(id: String, serverText: String, revision: Int)
+      case uploadFailed(id: String)
+      case deleteConfirmed(serverId: String)
+      case wentOffline
+      case syncFinished(failures: Int)
+    }
   }
 }

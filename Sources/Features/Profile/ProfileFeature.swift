@@ -43,17 +43,21 @@ public struct ProfileFeature: Feature {
   }
 
   /// What a client may do in the editor, and the save results the effect sends back.
-  public enum Action: Codable, Equatable, Sendable {
+  public enum Action: Codable, Equatable, Sendable, EmbedsInternalActions {
     case edit(name: String)
     /// Saves the draft; does nothing while a save is running or when the draft is blank.
     case save
     /// Stops a running save: back to idle, draft kept.
     case cancelSave
     case dismissError
+    /// Sent by the feature itself; a client's is refused (-32003).
+    case `internal`(Internal)
 
-    // Internal: results of effects.
-    case saved(name: String)
-    case saveFailed(message: String)
+    /// The results of the save effect.
+    public enum Internal: Codable, Equatable, Sendable {
+      case saved(name: String)
+      case saveFailed(message: String)
+    }
   }
 
   /// `dismiss` once a save succeeded.
@@ -63,8 +67,6 @@ public struct ProfileFeature: Feature {
   }
 
   public static let name = "profile"
-  public static let publicActions = ["edit", "save", "cancelSave", "dismissError"]
-  public static let eventNames = ["dismiss"]
   public static let isPersistent = true
 
   let backend: Backend
@@ -102,9 +104,11 @@ public struct ProfileFeature: Feature {
       let name = state.draft.trimmingCharacters(in: .whitespacesAndNewlines)
       state.saveState = SaveState(status: .saving)
       return .run { [backend] send in
-        await send(.saved(name: try await backend.saveProfile(name: name)))
+        await send(.internal(.saved(name: try await backend.saveProfile(name: name))))
       } catch: { error, send in
-        await send(.saveFailed(message: SafeMessage.describing(error, doing: "save your profile")))
+        await send(
+          .internal(.saveFailed(message: SafeMessage.describing(error, doing: "save your profile")))
+        )
       }
       .cancellable(id: CancelID.save, cancelInFlight: true)
 
@@ -118,14 +122,14 @@ public struct ProfileFeature: Feature {
       state.saveState = SaveState()
       return .none
 
-    case .saved(let name):
+    case .internal(.saved(let name)):
       state.displayName = name
       // A draft edited while the save ran is the user's newer work: keep it.
       if state.draft.trimmingCharacters(in: .whitespacesAndNewlines) == name { state.draft = name }
       state.saveState = SaveState(status: .saved)
       return .emit(.dismiss)
 
-    case .saveFailed(let message):
+    case .internal(.saveFailed(let message)):
       state.saveState = SaveState(status: .failed, message: message)
       return .none
     }

@@ -14,7 +14,7 @@ extension UsersFeature {
       let primaryError: any Error
       do {
         let users = try await backoff.run(clock: clock) { try await backend.listUsers() }
-        await send(.loaded(users: users, source: .network))
+        await send(.internal(.loaded(users: users, source: .network)))
         return
       } catch let error as BackendError {
         primaryError = error
@@ -22,18 +22,20 @@ extension UsersFeature {
       // The primary's retries already spent the user's patience: the fallback gets one try.
       do {
         let users = try await backend.listUsersFromFallback()
-        await send(.loaded(users: users, source: .fallback))
+        await send(.internal(.loaded(users: users, source: .fallback)))
       } catch is BackendError {
         await send(
-          .loadFailed(
-            message: SafeMessage.describing(primaryError, doing: "load users"),
-            recoverable: SafeMessage.isRecoverable(primaryError)))
+          .internal(
+            .loadFailed(
+              message: SafeMessage.describing(primaryError, doing: "load users"),
+              recoverable: SafeMessage.isRecoverable(primaryError))))
       }
     } catch: { error, send in
       await send(
-        .loadFailed(
-          message: SafeMessage.describing(error, doing: "load users"),
-          recoverable: SafeMessage.isRecoverable(error)))
+        .internal(
+          .loadFailed(
+            message: SafeMessage.describing(error, doing: "load users"),
+            recoverable: SafeMessage.isRecoverable(error))))
     }
     .cancellable(id: CancelID.load, cancelInFlight: true)
   }

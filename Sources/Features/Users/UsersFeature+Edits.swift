@@ -133,17 +133,19 @@ extension UsersFeature {
         let user = try await backoff.run(clock: clock, retryingIf: { $0 == .network }) {
           try await backend.renameUser(id: id, name: name, baseVersion: baseVersion)
         }
-        await send(.renamed(id: id, name: name, baseVersion: baseVersion, user: user))
+        await send(.internal(.renamed(id: id, name: name, baseVersion: baseVersion, user: user)))
       } catch BackendError.conflict(let serverName, let serverVersion) {
         await send(
-          .renameConflicted(
-            id: id, baseVersion: baseVersion, serverName: serverName,
-            serverVersion: serverVersion))
+          .internal(
+            .renameConflicted(
+              id: id, baseVersion: baseVersion, serverName: serverName,
+              serverVersion: serverVersion)))
       } catch let error as BackendError {
-        await send(.renameFailed(id: id, baseVersion: baseVersion, gone: error == .notFound))
+        await send(
+          .internal(.renameFailed(id: id, baseVersion: baseVersion, gone: error == .notFound)))
       }
     } catch: { _, send in
-      await send(.renameFailed(id: id, baseVersion: baseVersion, gone: false))
+      await send(.internal(.renameFailed(id: id, baseVersion: baseVersion, gone: false)))
     }
   }
 

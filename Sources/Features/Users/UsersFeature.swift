@@ -14,10 +14,6 @@ import StateKit
 /// renames and the cache are reconciled per user by version (`UsersFeature+Edits.swift`).
 public struct UsersFeature: Feature {
   public static let name = "users"
-  public static let publicActions = [
-    "load", "refresh", "retry", "search", "select", "deselect", "delete", "rename",
-    "resolveConflict",
-  ]
   public static let isPersistent = true
   /// 2: users carry their server version, and the state its source and local edits. Version 1
   /// snapshots (stores opened with `persist: true` before) are set aside, not misread.
@@ -82,12 +78,12 @@ public struct UsersFeature: Feature {
       guard state.load.status == .failed else { return .none }
       return startLoad(&state)
 
-    case .restored:
+    case .internal(.restored):
       refreshExpiry(&state)
       markStaleIfExpired(&state)
       return .none
 
-    case .loaded(let users, let source):
+    case .internal(.loaded(let users, let source)):
       let now = wallClock.now()
       state.load = LoadState(status: .loaded, lastUpdated: now, expiresAt: expiry(of: now))
       state.source = source
@@ -102,7 +98,7 @@ public struct UsersFeature: Feature {
       if let id = state.selectedId, state.users[id: id] == nil { state.selectedId = nil }
       return send
 
-    case .loadFailed(let message, let recoverable):
+    case .internal(.loadFailed(let message, let recoverable)):
       state.load.status = .failed
       state.load.error = LoadState.Failure(message: message, recoverable: recoverable)
       state.load.isStale = !state.users.isEmpty
@@ -119,13 +115,13 @@ public struct UsersFeature: Feature {
       state.searching = true
       return .run { [backend] send in
         let found = try await backend.searchUsers(query: trimmed)
-        await send(.searchAnswered(query: query, users: found))
+        await send(.internal(.searchAnswered(query: query, users: found)))
       } catch: { _, send in
-        await send(.searchFailed(query: query))
+        await send(.internal(.searchFailed(query: query)))
       }
       .debounce(id: CancelID.search, for: Self.searchDebounce, clock: clock)
 
-    case .searchAnswered(let query, let users):
+    case .internal(.searchAnswered(let query, let users)):
       // Belt and braces: the debounce cancels older searches, and a reply that still
       // arrives for an older query is dropped here.
       guard query == state.query else { return .none }
@@ -136,7 +132,7 @@ public struct UsersFeature: Feature {
         users.compactMap { known ? state.users[id: $0.id] : $0 })
       return .none
 
-    case .searchFailed(let query):
+    case .internal(.searchFailed(let query)):
       guard query == state.query else { return .none }
       // The server could not search: search what is already here rather than show nothing.
       state.searching = false
@@ -162,10 +158,10 @@ public struct UsersFeature: Feature {
         try await backend.deleteUser(id: id)
       } catch: { error, send in
         // Already gone on the server is what we wanted; anything else: show the truth again.
-        if (error as? BackendError) != .notFound { await send(.deleteFailed(id: id)) }
+        if (error as? BackendError) != .notFound { await send(.internal(.deleteFailed(id: id))) }
       }
 
-    case .deleteFailed:
+    case .internal(.deleteFailed):
       return startLoad(&state)
 
     case .rename(let id, let name):
@@ -174,16 +170,16 @@ public struct UsersFeature: Feature {
     case .resolveConflict(let id, let keep):
       return resolveConflict(id: id, keep: keep, &state)
 
-    case .serverChanged(let user):
+    case .internal(.serverChanged(let user)):
       // A push for a user not in the list (not loaded yet, or deleted here) waits for a load.
       guard state.users[id: user.id] != nil else { return .none }
       reconcile(serverCopy: user, &state)
       return .none
 
-    case .renamed(let id, let name, let baseVersion, let user):
+    case .internal(.renamed(let id, let name, let baseVersion, let user)):
       return renamed(id: id, name: name, baseVersion: baseVersion, user: user, &state)
 
-    case .renameConflicted(let id, let baseVersion, let serverName, let serverVersion):
+    case .internal(.renameConflicted(let id, let baseVersion, let serverName, let serverVersion)):
       guard var server = state.users[id: id] else { return .none }
       server.name = serverName
       server.version = serverVersion
@@ -193,7 +189,7 @@ public struct UsersFeature: Feature {
       reconcile(serverCopy: server, &state)
       return .none
 
-    case .renameFailed(let id, let baseVersion, let gone):
+    case .internal(.renameFailed(let id, let baseVersion, let gone)):
       guard let edit = state.edits[id: id], edit.baseVersion == baseVersion,
         edit.status == .sending
       else { return .none }

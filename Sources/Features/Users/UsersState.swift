@@ -108,7 +108,7 @@ extension UsersFeature {
   }
 
   /// What a client may do with the list, and the results the effects send back.
-  public enum Action: Codable, Equatable, Sendable {
+  public enum Action: Codable, Equatable, Sendable, EmbedsInternalActions {
     /// Loads the users unless they are loading, or loaded in this run (from the network or
     /// the fallback) and still fresh; a cached or stale list stays shown while it reloads.
     case load
@@ -126,24 +126,28 @@ extension UsersFeature {
     case rename(id: Int, name: String)
     /// Ends a conflict by keeping the local name (sent again) or the server's.
     case resolveConflict(id: Int, keep: Keep)
+    /// Sent by the feature itself; a client's is refused (-32003).
+    case `internal`(Internal)
 
-    // Internal: the start, and results of effects and of the server's pushes.
-    /// The store was restored from the cache: check its age against the time to live.
-    case restored
-    case loaded(users: [User], source: Source)
-    case loadFailed(message: String, recoverable: Bool)
-    case searchAnswered(query: String, users: [User])
-    case searchFailed(query: String)
-    case deleteFailed(id: Int)
-    /// The server pushed a user someone else changed.
-    case serverChanged(user: User)
-    /// The server accepted the rename of `id` to `name` made on `baseVersion`.
-    case renamed(id: Int, name: String, baseVersion: Int, user: User)
-    /// The server refused the rename made on `baseVersion`: it has `serverName` at
-    /// `serverVersion`.
-    case renameConflicted(id: Int, baseVersion: Int, serverName: String, serverVersion: Int)
-    /// The rename could not be sent (offline, or failing after the retries), or the user is
-    /// gone from the server (`gone`).
-    case renameFailed(id: Int, baseVersion: Int, gone: Bool)
+    /// The start from the cache, and the results of effects and of the server's pushes.
+    public enum Internal: Codable, Equatable, Sendable {
+      /// The store was restored from the cache: check its age against the time to live.
+      case restored
+      case loaded(users: [User], source: Source)
+      case loadFailed(message: String, recoverable: Bool)
+      case searchAnswered(query: String, users: [User])
+      case searchFailed(query: String)
+      case deleteFailed(id: Int)
+      /// The server pushed a user someone else changed.
+      case serverChanged(user: User)
+      /// The server accepted the rename of `id` to `name` made on `baseVersion`.
+      case renamed(id: Int, name: String, baseVersion: Int, user: User)
+      /// The server refused the rename made on `baseVersion`: it has `serverName` at
+      /// `serverVersion`.
+      case renameConflicted(id: Int, baseVersion: Int, serverName: String, serverVersion: Int)
+      /// The rename could not be sent (offline, or failing after the retries), or the user is
+      /// gone from the server (`gone`).
+      case renameFailed(id: Int, baseVersion: Int, gone: Bool)
+    }
   }
 }

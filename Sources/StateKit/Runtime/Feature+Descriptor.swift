@@ -9,10 +9,12 @@ extension Feature {
   /// server.register(Counter().descriptor())
   /// ```
   public func descriptor() -> FeatureDescriptor {
-    FeatureDescriptor(
+    let names = Self.caseNames
+    return FeatureDescriptor(
       name: Self.name,
-      publicActions: Self.publicActions,
-      eventNames: Self.eventNames,
+      publicActions: names.publicActions,
+      eventNames: names.events,
+      caseNameProblems: names.problems,
       isPersistent: Self.isPersistent,
       schemaVersion: Self.schemaVersion,
       deriveSchemas: {
@@ -22,10 +24,10 @@ extension Feature {
           of: View.self, sample: try? JSONValueEncoder().encode(view(of: initialState)),
           writer: .server, pointer: "/state", problems: &problems)
         let actions = SchemaProbe.caseSchemas(
-          of: Action.self, cases: Self.publicActions, writer: .client, pointer: "/actions",
+          of: Action.self, cases: names.publicActions, writer: .client, pointer: "/actions",
           problems: &problems)
         let events = SchemaProbe.caseSchemas(
-          of: Event.self, cases: Self.eventNames, writer: .server, pointer: "/events",
+          of: Event.self, cases: names.events, writer: .server, pointer: "/events",
           problems: &problems)
         return FeatureSchemas(view: view, actions: actions, events: events, problems: problems)
       },
@@ -39,10 +41,10 @@ extension Feature {
   /// The JSON Schema of the actions a client may send, a `oneOf` discriminated by `type`:
   /// what a type embedding this feature's actions (``SchemaDescribing``) describes itself with.
   public static func publicActionSchema() throws(SchemaProblem) -> JSON {
-    var problems: [SchemaProblem] = []
+    var problems = caseNames.problems
     let schemas = SchemaProbe.caseSchemas(
-      of: Action.self, cases: publicActions, writer: .client, problems: &problems)
+      of: Action.self, cases: caseNames.publicActions, writer: .client, problems: &problems)
     if let first = problems.first { throw first }
-    return ["oneOf": .array(publicActions.compactMap { schemas[$0] })]
+    return ["oneOf": .array(caseNames.publicActions.compactMap { schemas[$0] })]
   }
 }

@@ -12,7 +12,6 @@ import JSON
 ///   struct State: Codable, Equatable, Sendable { var count = 0 }
 ///   enum Action: Codable, Equatable, Sendable { case increment, set(value: Int) }
 ///   static let name = "counter"
-///   static let publicActions = ["increment", "set"]
 ///   var initialState: State { State() }
 ///   func reduce(into state: inout State, action: Action) -> Effect<Action, Never> {
 ///     switch action {
@@ -23,20 +22,22 @@ import JSON
 ///   }
 /// }
 /// ```
+///
+/// Every case of `Action` is an action a client may send, unless the enum keeps some apart as
+/// internal (``EmbedsInternalActions``); every case of `Event` is an event. Their wire names
+/// are read from the types (``caseNames``).
 public protocol Feature: Sendable {
   associatedtype State: Codable & Equatable & Sendable
+  /// An enum with synthesized `Codable`; its cases are the actions clients may send, but for
+  /// those kept apart as internal (``EmbedsInternalActions``).
   associatedtype Action: Codable & Sendable
+  /// An enum with synthesized `Codable`; its cases are the events the feature emits.
   associatedtype Event: Codable & Sendable = Never
   /// The published state: derived values in, private values out.
   associatedtype View: Codable & Equatable & Sendable = State
 
   /// The feature's wire name, also the id of its default store.
   static var name: String { get }
-  /// Wire names (`"type"`) of the actions a client may send; every other action is internal,
-  /// produced only by the feature's own effects, and refused when a client sends it.
-  static var publicActions: [String] { get }
-  /// Wire names of the events the feature emits, for `features/list` and the schemas.
-  static var eventNames: [String] { get }
   /// Whether the feature's default store is persisted across restarts.
   static var isPersistent: Bool { get }
   /// Raised when `State`'s encoding changes incompatibly; a snapshot of another version is
@@ -73,7 +74,6 @@ public protocol Feature: Sendable {
 }
 
 extension Feature {
-  public static var eventNames: [String] { [] }
   public static var isPersistent: Bool { false }
   public static var schemaVersion: Int { 1 }
   public func validate(_ action: Action) throws(ActionValidationError) {}

@@ -8,8 +8,13 @@ import Synchronization
 /// registration: probing every feature's types was about a quarter of the server's start-up.
 public struct FeatureDescriptor: Sendable {
   public var name: String
+  /// The wire names of the actions a client may send (``Feature/caseNames``).
   public var publicActions: [String]
+  /// The wire names of the events.
   public var eventNames: [String]
+  /// What makes the feature's action or event names ambiguous or unreadable
+  /// (``FeatureCaseNames/problems``): the server refuses to start with a feature that has any.
+  public var caseNameProblems: [SchemaProblem]
   public var isPersistent: Bool
   public var schemaVersion: Int
   /// JSON Schema (2020-12) of the published view, derived from the Swift types.
@@ -27,9 +32,10 @@ public struct FeatureDescriptor: Sendable {
     get { schemas.value.events }
     set { schemas = SchemaCell(resolved: schemas.value.replacing(events: newValue)) }
   }
-  /// What the schemas could not describe (each `{}` there): empty for a complete feature.
-  /// A feature's tests assert it, and `stateserver codegen` refuses a feature with problems.
-  public var schemaProblems: [SchemaProblem] { schemas.value.problems }
+  /// What the schemas could not describe (each `{}` there), after the ``caseNameProblems``:
+  /// empty for a complete feature. A feature's tests assert it, and `stateserver codegen`
+  /// refuses a feature with problems.
+  public var schemaProblems: [SchemaProblem] { caseNameProblems + schemas.value.problems }
   /// Makes a store. `initial` is an RFC 7396 merge patch over the feature's initial state;
   /// `restoring` a persisted snapshot (private state and version). Throws `ActionError.invalid`
   /// when either does not decode.
@@ -43,7 +49,8 @@ public struct FeatureDescriptor: Sendable {
 
   /// A descriptor with its schemas given.
   public init(
-    name: String, publicActions: [String], eventNames: [String], isPersistent: Bool,
+    name: String, publicActions: [String], eventNames: [String],
+    caseNameProblems: [SchemaProblem] = [], isPersistent: Bool,
     schemaVersion: Int, viewSchema: JSON, actionSchemas: [String: JSON],
     eventSchemas: [String: JSON],
     makeStore:
@@ -53,6 +60,7 @@ public struct FeatureDescriptor: Sendable {
     self.name = name
     self.publicActions = publicActions
     self.eventNames = eventNames
+    self.caseNameProblems = caseNameProblems
     self.isPersistent = isPersistent
     self.schemaVersion = schemaVersion
     self.schemas = SchemaCell(
@@ -63,7 +71,8 @@ public struct FeatureDescriptor: Sendable {
 
   /// A descriptor whose schemas `derive` computes on first use (once, for every copy).
   init(
-    name: String, publicActions: [String], eventNames: [String], isPersistent: Bool,
+    name: String, publicActions: [String], eventNames: [String],
+    caseNameProblems: [SchemaProblem], isPersistent: Bool,
     schemaVersion: Int, deriveSchemas derive: @escaping @Sendable () -> FeatureSchemas,
     makeStore:
       @escaping @MainActor @Sendable (String, JSON?, (state: JSON, version: UInt64)?)
@@ -72,6 +81,7 @@ public struct FeatureDescriptor: Sendable {
     self.name = name
     self.publicActions = publicActions
     self.eventNames = eventNames
+    self.caseNameProblems = caseNameProblems
     self.isPersistent = isPersistent
     self.schemaVersion = schemaVersion
     self.schemas = SchemaCell(derive: derive)

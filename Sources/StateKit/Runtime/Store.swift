@@ -88,7 +88,7 @@ public final class Store<F: Feature>: AnyStore {
     self.feature = feature
     self.state = state
     self.version = version
-    self.publicActions = Set(F.publicActions)
+    self.publicActions = Set(F.caseNames.publicActions)
     self.publisher = ViewPublisher(feature.view(of: state))
   }
 

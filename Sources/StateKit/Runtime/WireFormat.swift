@@ -31,25 +31,48 @@ public enum WireFormat {
       throw .refused(type: name, reason: "\"\(name)\" is not an action clients may send")
     }
     fields.removeValue(forKey: "type")
+    var swiftShape = JSON.object(JSONObject([(name, .object(fields))]))
+    var enumPointer = ""
     do {
       // Strict: the published action schemas allow no other member, so a field the action
       // does not have is refused at its pointer rather than ignored.
-      return try JSONValueDecoder(refusesUnknownKeys: true).decode(
-        Action.self, from: .object(JSONObject([(name, .object(fields))])))
+      return try JSONValueDecoder(refusesUnknownKeys: true).decode(Action.self, from: swiftShape)
+    } catch
+      where error.pointer.isEmpty && error.refusedType == nil
+      && Action.self is any EmbedsInternalActions.Type
+    {
+      // Not a case of the enum itself: an internal action, flat on the wire, goes in its case.
+      // A client's reaches here only when `allowed` let it through (no check, or replay).
+      swiftShape = .object(
+        JSONObject([(internalCaseName, .object(JSONObject([("_0", swiftShape)])))]))
+      enumPointer = "/" + internalCaseName + "/_0"
     } catch {
-      // A nested action the type refuses (a child feature's internal action): -32003.
-      if let type = error.refusedType { throw .refused(type: type, reason: error.reason) }
-      // Swift's enum decoding fails at the root when no case has this name.
-      if error.pointer.isEmpty {
-        throw .refused(type: name, reason: "unknown action type \"\(name)\"")
-      }
-      let prefix = "/" + escaped(name)
-      if error.pointer == prefix { throw .invalid(pointer: "", reason: error.reason) }
-      if error.pointer.hasPrefix(prefix + "/") {
-        throw .invalid(pointer: String(error.pointer.dropFirst(prefix.count)), reason: error.reason)
-      }
-      throw .invalid(pointer: error.pointer, reason: error.reason)
+      throw refusal(error, name: name, enumPointer: enumPointer)
     }
+    do {
+      return try JSONValueDecoder(refusesUnknownKeys: true).decode(Action.self, from: swiftShape)
+    } catch {
+      throw refusal(error, name: name, enumPointer: enumPointer)
+    }
+  }
+
+  /// The `ActionError` of a failure to decode `{name: fields}` as the enum at `enumPointer`
+  /// (the root, or the payload of the internal case).
+  private static func refusal(_ error: JSONDecodingError, name: String, enumPointer: String)
+    -> ActionError
+  {
+    // A nested action the type refuses (a child feature's internal action): -32003.
+    if let type = error.refusedType { return .refused(type: type, reason: error.reason) }
+    // Swift's enum decoding fails at the enum itself when no case has this name.
+    if error.pointer == enumPointer {
+      return .refused(type: name, reason: "unknown action type \"\(name)\"")
+    }
+    let prefix = enumPointer + "/" + escaped(name)
+    if error.pointer == prefix { return .invalid(pointer: "", reason: error.reason) }
+    if error.pointer.hasPrefix(prefix + "/") {
+      return .invalid(pointer: String(error.pointer.dropFirst(prefix.count)), reason: error.reason)
+    }
+    return .invalid(pointer: error.pointer, reason: error.reason)
   }
 
   /// Decodes a wire event or action without a public check (for clients and tests).
@@ -72,7 +95,15 @@ public enum WireFormat {
       throw WireFormatError(
         reason: "expected an enum with synthesized Codable (one key per case), got \(swiftShape)")
     }
-    let (name, payload) = outer.member(at: 0)
+    var (name, payload) = outer.member(at: 0)
+    // An internal action travels as flat as a public one: `{"internal": {"_0": {"saved":
+    // {...}}}}` is `{"type": "saved", ...}`.
+    if name == internalCaseName, value is any EmbedsInternalActions,
+      case .object(let wrapper) = payload, wrapper.count == 1,
+      case .object(let inner)? = wrapper["_0"], inner.count == 1
+    {
+      (name, payload) = inner.member(at: 0)
+    }
     var fields = JSONObject(reservingCapacity: 1 + (payload.objectValue?.count ?? 1))
     fields.set("type", .string(name))
     if case .object(let members) = payload {

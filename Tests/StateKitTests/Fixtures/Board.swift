@@ -6,14 +6,18 @@ struct Ticker: Feature {
     var id: Int
     var ticks = 0
   }
-  enum Action: Codable, Equatable, Sendable {
+  enum Action: Codable, Equatable, Sendable, EmbedsInternalActions {
     case start
-    case tick
+    case `internal`(Internal)
+
+    /// Only the timer effect sends it.
+    enum Internal: Codable, Equatable, Sendable {
+      case tick
+    }
   }
   enum CancelID { case timer }
 
   static let name = "ticker"
-  static let publicActions = ["start"]
 
   let clock: any Clock<Duration>
 
@@ -26,11 +30,11 @@ struct Ticker: Feature {
       return .run { [clock] send in
         while true {
           try await clock.sleep(for: .seconds(1))
-          await send(.tick)
+          await send(.internal(.tick))
         }
       }
       .cancellable(id: CancelID.timer, cancelInFlight: true)
-    case .tick:
+    case .internal(.tick):
       state.ticks += 1
       return .none
     }
@@ -57,8 +61,6 @@ struct Board: Feature {
   }
 
   static let name = "board"
-  static let publicActions = ["add", "remove", "ticker", "counter"]
-  static let eventNames = ["counter"]
 
   let tickers: ForEachChild<Board, Ticker>
   let counter = Scope<Board, Counter>(
@@ -99,7 +101,8 @@ struct Board: Feature {
   }
 
   static let allActions: [Action] = [
-    .add(id: 1), .remove(id: 1), .ticker(id: 1, action: .start), .ticker(id: 2, action: .tick),
+    .add(id: 1), .remove(id: 1), .ticker(id: 1, action: .start),
+    .ticker(id: 2, action: .internal(.tick)),
     .counter(action: .set(value: 2)), .rebuild(count: 3),
   ]
 }

@@ -10,21 +10,23 @@ struct Counter: Feature {
     var count: Int
     var isEven: Bool
   }
-  enum Action: Codable, Equatable, Sendable {
+  enum Action: Codable, Equatable, Sendable, EmbedsInternalActions {
     case increment
     case decrement
     case set(value: Int)
     case noop
-    /// Internal: never accepted from a client.
-    case reset
+    case `internal`(Internal)
+
+    /// Never accepted from a client.
+    enum Internal: Codable, Equatable, Sendable {
+      case reset
+    }
   }
   enum Event: Codable, Equatable, Sendable {
     case milestone(count: Int)
   }
 
   static let name = "counter"
-  static let publicActions = ["increment", "decrement", "set", "noop"]
-  static let eventNames = ["milestone"]
 
   var initialState: State { State() }
 
@@ -45,7 +47,7 @@ struct Counter: Feature {
       state.count = value
     case .noop:
       break
-    case .reset:
+    case .internal(.reset):
       state.count = 0
     }
     return .none
@@ -55,5 +57,7 @@ struct Counter: Feature {
     View(count: state.count, isEven: state.count % 2 == 0)
   }
 
-  static let allActions: [Action] = [.increment, .decrement, .set(value: 3), .noop, .reset]
+  static let allActions: [Action] = [
+    .increment, .decrement, .set(value: 3), .noop, .internal(.reset),
+  ]
 }

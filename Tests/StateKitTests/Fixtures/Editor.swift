@@ -27,16 +27,20 @@ struct Editor: Feature {
     var name = "Ada"
     var save = SaveState.idle
   }
-  enum Action: Codable, Equatable, Sendable {
+  enum Action: Codable, Equatable, Sendable, EmbedsInternalActions {
     case save
     case cancelSave
-    case saved
-    case saveFailed(message: String)
+    case `internal`(Internal)
+
+    /// The results of the save effect.
+    enum Internal: Codable, Equatable, Sendable {
+      case saved
+      case saveFailed(message: String)
+    }
   }
   enum CancelID { case save }
 
   static let name = "editor"
-  static let publicActions = ["save", "cancelSave"]
 
   let service: ProfileService
 
@@ -49,23 +53,25 @@ struct Editor: Feature {
       state.save = .saving
       return .run { [service, name = state.name] send in
         try await service.save(name)
-        await send(.saved)
+        await send(.internal(.saved))
       } catch: { _, send in
-        await send(.saveFailed(message: "Saving failed. Try again."))
+        await send(.internal(.saveFailed(message: "Saving failed. Try again.")))
       }
       .cancellable(id: CancelID.save)
     case .cancelSave:
       guard state.save == .saving else { return .none }
       state.save = .idle
       return .cancel(id: CancelID.save)
-    case .saved:
+    case .internal(.saved):
       state.save = .saved
       return .none
-    case .saveFailed(let message):
+    case .internal(.saveFailed(let message)):
       state.save = .failed(message: message)
       return .none
     }
   }
 
-  static let allActions: [Action] = [.save, .cancelSave, .saved, .saveFailed(message: "x")]
+  static let allActions: [Action] = [
+    .save, .cancelSave, .internal(.saved), .internal(.saveFailed(message: "x")),
+  ]
 }

@@ -39,17 +39,21 @@ struct Loader: Feature {
     var items: [String] = []
     var isStale = false
   }
-  enum Action: Codable, Equatable, Sendable {
+  enum Action: Codable, Equatable, Sendable, EmbedsInternalActions {
     case load
     case refresh
-    case loaded(items: [String])
-    case retrying(attempt: Int)
-    case failed
+    case `internal`(Internal)
+
+    /// The results of the load effect.
+    enum Internal: Codable, Equatable, Sendable {
+      case loaded(items: [String])
+      case retrying(attempt: Int)
+      case failed
+    }
   }
   enum CancelID { case load }
 
   static let name = "loader"
-  static let publicActions = ["load", "refresh"]
   static let maximumAttempts = 3
   static let failureMessage = "We couldn't load the list. Check your connection and try again."
 
@@ -63,14 +67,14 @@ struct Loader: Feature {
     case .load, .refresh:
       state.load = .loading
       return fetch().cancellable(id: CancelID.load, cancelInFlight: true)
-    case .loaded(let items):
+    case .internal(.loaded(let items)):
       state.load = .loaded
       state.items = items
       state.isStale = false
       return .none
-    case .retrying:
+    case .internal(.retrying):
       return .none
-    case .failed:
+    case .internal(.failed):
       state.load = .failed(message: Self.failureMessage, recoverable: true)
       state.isStale = !state.items.isEmpty
       return .none
@@ -83,21 +87,22 @@ struct Loader: Feature {
       while true {
         do {
           let items = try await backend.fetch()
-          await send(.loaded(items: items))
+          await send(.internal(.loaded(items: items)))
           return
         } catch is BackendError where attempt < Self.maximumAttempts {
-          await send(.retrying(attempt: attempt))
+          await send(.internal(.retrying(attempt: attempt)))
           // Backoff: 1 s, then 2 s, then 4 s...
           try await clock.sleep(for: .seconds(1 << (attempt - 1)))
           attempt += 1
         }
       }
     } catch: { _, send in
-      await send(.failed)
+      await send(.internal(.failed))
     }
   }
 
   static let allActions: [Action] = [
-    .load, .refresh, .loaded(items: ["a"]), .retrying(attempt: 1), .failed,
+    .load, .refresh, .internal(.loaded(items: ["a"])), .internal(.retrying(attempt: 1)),
+    .internal(.failed),
   ]
 }

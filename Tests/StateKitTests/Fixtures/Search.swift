@@ -29,14 +29,18 @@ struct Search: Feature {
     var results: [String] = []
     var isSearching = false
   }
-  enum Action: Codable, Equatable, Sendable {
+  enum Action: Codable, Equatable, Sendable, EmbedsInternalActions {
     case queryChanged(query: String)
-    case results(query: String, items: [String])
+    case `internal`(Internal)
+
+    /// The search effect's answer.
+    enum Internal: Codable, Equatable, Sendable {
+      case results(query: String, items: [String])
+    }
   }
   enum CancelID { case search }
 
   static let name = "search"
-  static let publicActions = ["queryChanged"]
 
   let service: SearchService
   let clock: any Clock<Duration>
@@ -50,10 +54,10 @@ struct Search: Feature {
       state.isSearching = true
       return .run { [service] send in
         let items = await service.search(query)
-        await send(.results(query: query, items: items))
+        await send(.internal(.results(query: query, items: items)))
       }
       .debounce(id: CancelID.search, for: .milliseconds(300), clock: clock)
-    case .results(_, let items):
+    case .internal(.results(_, let items)):
       state.results = items
       state.isSearching = false
       return .none
@@ -61,6 +65,6 @@ struct Search: Feature {
   }
 
   static let allActions: [Action] = [
-    .queryChanged(query: "ca"), .results(query: "ca", items: ["car", "cat"]),
+    .queryChanged(query: "ca"), .internal(.results(query: "ca", items: ["car", "cat"])),
   ]
 }

@@ -47,7 +47,6 @@ struct Shelf: Feature {
   }
 
   static let name = "shelf"
-  static let publicActions = ["add", "remove", "rename"]
 
   var initialState: State { State() }
 

@@ -14,10 +14,12 @@ public struct Timers: Feature {
     }
   }
 
-  public enum Action: Codable, Equatable, Sendable {
+  public enum Action: Codable, Equatable, Sendable, EmbedsInternalActions {
     case start(seconds: Int)
     case stop
-    case tick  // internal: only the effect sends it
+    case `internal`(Internal)
+    /// Only the countdown effect sends it.
+    public enum Internal: Codable, Equatable, Sendable { case tick }
   }
 
   public enum Event: Codable, Equatable, Sendable {
@@ -25,8 +27,6 @@ public struct Timers: Feature {
   }
 
   public static let name = "timers"
-  public static let publicActions = ["start", "stop"]
-  public static let eventNames = ["finished"]
 
   let clock: any Clock<Duration>
   public init(clock: any Clock<Duration> = ContinuousClock()) { self.clock = clock }
@@ -48,14 +48,14 @@ public struct Timers: Feature {
       return .run { [clock] send in
         for _ in 0..<seconds {
           try await clock.sleep(for: .seconds(1))
-          await send(.tick)
+          await send(.internal(.tick))
         }
       }
       .cancellable(id: "countdown", cancelInFlight: true)
     case .stop:
       state.running = false
       return .cancel(id: "countdown")
-    case .tick:
+    case .internal(.tick):
       state.remaining -= 1
       guard state.remaining == 0 else { return .none }
       state.running = false

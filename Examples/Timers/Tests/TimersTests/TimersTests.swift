@@ -12,9 +12,9 @@ import Timers
     $0.running = true
   }
   await clock.advance(by: .seconds(1))
-  await store.receive(.tick) { $0.remaining = 1 }
+  await store.receive(.internal(.tick)) { $0.remaining = 1 }
   await clock.advance(by: .seconds(1))
-  await store.receive(.tick) {
+  await store.receive(.internal(.tick)) {
     $0.remaining = 0
     $0.running = false
   }
