@@ -46,7 +46,9 @@ import Testing
       feature: feature(testBackend(clock: clock), timeToLive: .seconds(60)),
       initialState: cached(users))
     wall.advance(bySeconds: 59)
-    await store.send(.internal(.restored)) { $0.load.expiresAt = fixedTimestamp.addingTimeInterval(60) }
+    await store.send(.internal(.restored)) {
+      $0.load.expiresAt = fixedTimestamp.addingTimeInterval(60)
+    }
     wall.advance(bySeconds: 1)
     await store.send(.internal(.restored)) { $0.load.isStale = true }
     await store.finish()
