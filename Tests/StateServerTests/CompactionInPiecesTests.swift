@@ -103,6 +103,46 @@ final class CompactionGate: Sendable {
       warnings.all.contains { $0.contains("piece 1 of snapshot") && $0.contains("set it aside") })
   }
 
+  /// Shutdown stops a compaction before its next piece: the old snapshot stays in use, the
+  /// pieces written so far are named by no row, and the next compaction writes over them.
+  @Test func aStoppedCompactionLeavesTheOldSnapshotInUse() throws {
+    let fixture = JournalFixture()
+    defer { remove(fixture.directory) }
+    for n in 0..<20 { fixture.store.send(.add(id: "i\(n)", title: "item \(n)")) }
+    try fixture.persistence.commit()
+    fixture.store.send(.rename(id: "i2", title: "journaled"))
+    try fixture.persistence.commit()
+    let connection = try SQLiteConnection(path: fixture.directory + "/stateserver.sqlite")
+    let covered = try #require(
+      try connection.query("SELECT max(seq) FROM journal WHERE store = 'shelf'").first?.first?
+        .integer)
+    let state = try fixture.live().serialized()
+    let snapshot = Snapshot(
+      store: "shelf", feature: "shelf", schemaVersion: 1, version: fixture.store.version,
+      state: "")
+    var asked = 0
+    let written = try SnapshotPieces.write(
+      snapshot, state: state, covered: covered, pieceBytes: 50, on: connection, at: "now",
+      step: { _ in },
+      shouldStop: {
+        asked += 1; return asked > 2
+      })
+    #expect(!written)
+    let database = fixture.database()
+    #expect(try database.pieceCount(store: "shelf") == 2)
+    let row = try #require(try database.load(store: "shelf")?.snapshot)
+    #expect(SnapshotPieces(marker: row[3].text) == nil)
+    #expect(fixture.restored()?.state == (try fixture.live()))
+
+    let again = try SnapshotPieces.write(
+      snapshot, state: state, covered: covered, pieceBytes: 50, on: connection, at: "now",
+      step: { _ in })
+    #expect(again)
+    #expect(try database.pieceCount(store: "shelf") == (state.count + 49) / 50)
+    #expect(try database.journalCount(store: "shelf") == 0)
+    #expect(fixture.restored()?.state == (try fixture.live()))
+  }
+
   @Test func aMarkerIsReadBackAndNothingElseIsOne() {
     let pieces = SnapshotPieces(snapshot: 42, count: 3, bytes: 700)
     #expect(SnapshotPieces(marker: pieces.marker) == pieces)

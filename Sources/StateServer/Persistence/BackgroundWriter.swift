@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 
 /// A second connection to the state database, used only on its own serial queue, for the two
 /// writes whose cost grows with the whole state: a compacted snapshot, and the WAL checkpoint
@@ -16,6 +17,9 @@ import Dispatch
 final class BackgroundWriter: @unchecked Sendable {
   private let queue = DispatchQueue(label: "stateserver.persistence", qos: .utility)
   private var connection: SQLiteConnection?
+  /// Set by `close`: a compaction under way stops before its next piece (shutdown must not
+  /// wait for a whole snapshot; what is left is named by no row and cleaned up later).
+  private let stopping = Atomic<Bool>(false)
 
   /// A connection to `path`, or `nil` when one cannot be opened (the caller then does the
   /// work on its own connection).
@@ -39,7 +43,8 @@ final class BackgroundWriter: @unchecked Sendable {
       do throws(SQLiteError) {
         written = try SnapshotPieces.write(
           snapshot, state: state, covered: covered, pieceBytes: pieceBytes, on: connection,
-          at: SnapshotDatabase.timestamp(), step: { self.step?($0) })
+          at: SnapshotDatabase.timestamp(), step: { self.step?($0) },
+          shouldStop: { self.stopping.load(ordering: .relaxed) })
       } catch {
         return done(.failure(error))
       }
@@ -63,8 +68,10 @@ final class BackgroundWriter: @unchecked Sendable {
     queue.async { [self] in _ = try? connection?.query("PRAGMA wal_checkpoint(PASSIVE)") }
   }
 
-  /// Waits for the queued work, then closes the connection.
+  /// Stops a compaction under way before its next piece, waits for the rest of the queued
+  /// work, then closes the connection.
   func close() {
+    stopping.store(true, ordering: .relaxed)
     queue.sync { connection = nil }
   }
 }

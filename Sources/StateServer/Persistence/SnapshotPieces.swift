@@ -89,15 +89,18 @@ struct SnapshotPieces: Equatable {
 
   /// Writes `state` as the snapshot of `snapshot.store` covering the journal up to `covered`,
   /// in pieces of `pieceBytes`; returns `false` (having written nothing that is used) when it
-  /// is stale: the journal row it covers is gone, because a newer whole snapshot replaced it.
+  /// is stale: the journal row it covers is gone, because a newer whole snapshot replaced it;
+  /// or when `shouldStop` says so before a piece (shutdown): the old snapshot stays in use.
   static func write(
     _ snapshot: Snapshot, state: [UInt8], covered: Int64, pieceBytes: Int,
-    on connection: SQLiteConnection, at now: String, step: (Step) -> Void
+    on connection: SQLiteConnection, at now: String, step: (Step) -> Void,
+    shouldStop: () -> Bool = { false }
   ) throws(SQLiteError) -> Bool {
     let store = snapshot.store
     let size = max(1, pieceBytes)
     let count = (state.count + size - 1) / size
     for index in 0..<count {
+      if shouldStop() { return false }
       let piece = Array(state[(index * size)..<min(state.count, (index + 1) * size)])
       try transaction(on: connection) { () throws(SQLiteError) in
         if index == 0 {
