@@ -51,6 +51,13 @@ class Server:
                 assert "result" in message, message
                 return message
 
+    def cpu_seconds(self):
+        """User plus system CPU time of the server so far: on a loaded machine it varies far
+        less than the wall clock, so the ratio of CPU per edit is reported beside it."""
+        with open(f"/proc/{self.process.pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def close(self):
         started = time.perf_counter()
         self.process.stdin.close()
@@ -78,6 +85,7 @@ def edits(binary, m, k, persist):
                                                "text": f"edit {i}"}}},
                         separators=(",", ":")) + "\n").encode()
             for i in range(2, k + 2))
+        cpu_started = server.cpu_seconds()
         started = time.perf_counter()
         # Written from a thread while this one reads: a client that writes everything before
         # reading would stall once the server's output queue is full (it stops reading).
@@ -86,11 +94,13 @@ def edits(binary, m, k, persist):
         server.wait_for(k + 1, flush=False)
         writer.join()
         per_action = (time.perf_counter() - started) / k * 1e6
+        cpu_per_action = (server.cpu_seconds() - cpu_started) / k * 1e6
         shutdown = server.close()
         flushed = re.search(rb"checkpointed and closed in ([0-9.]+) ms", server.stderr)
         transactions = re.search(rb"\(([0-9]+) transactions in this run\)", server.stderr)
         database = os.path.join(state_dir, "stateserver.sqlite")
-        return {"per_action_us": per_action, "shutdown_ms": shutdown * 1000,
+        return {"per_action_us": per_action, "cpu_per_action_us": cpu_per_action,
+                "shutdown_ms": shutdown * 1000,
                 "flush_ms": float(flushed.group(1)) if flushed else None,
                 "transactions": int(transactions.group(1)) if transactions else None,
                 "database_bytes": os.path.getsize(database) if os.path.exists(database) else 0}
@@ -138,12 +148,17 @@ def main(argv):
     flushes = [d["flush_ms"] for d in disk if d["flush_ms"] is not None]
     trips = round_trips(binary)
     ratio = statistics.median(ratios)
+    cpu_ratios = sorted(d["cpu_per_action_us"] / m_["cpu_per_action_us"]
+                        for d, m_ in zip(disk, memory))
     flush = statistics.median(flushes) if flushes else float("nan")
     print(f"notes edit, {m:,} notes, in memory:  {median(memory, 'per_action_us'):8.1f} us/action")
     print(f"notes edit, {m:,} notes, persisted:  {median(disk, 'per_action_us'):8.1f} us/action "
           "(acknowledged after commit)")
     print(f"ratio persisted / in memory:        {ratio:8.2f}x "
           f"[{ratios[0]:.2f}x to {ratios[-1]:.2f}x over {rounds} rounds] (target <= 1.3x)")
+    print(f"CPU per edit, in memory / persisted: {median(memory, 'cpu_per_action_us'):6.1f} / "
+          f"{median(disk, 'cpu_per_action_us'):.1f} us, ratio {statistics.median(cpu_ratios):.2f}x "
+          f"[{cpu_ratios[0]:.2f}x to {cpu_ratios[-1]:.2f}x] (server process, user + system)")
     print(f"final flush at shutdown:            {flush:8.1f} ms (commit, checkpoint, close; "
           "target <= 50 ms)")
     print(f"whole shutdown, persisted:          {median(disk, 'shutdown_ms'):8.0f} ms "

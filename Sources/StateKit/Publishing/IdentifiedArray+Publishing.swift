@@ -44,7 +44,7 @@ extension IdentifiedArray: PublishableCollection where Element: Encodable {
         guard let element = self[id: id], index < count else { continue }
         if !shifted && !updated.insert(index).inserted { continue }
         let new = try walk.encoder.encode(element)
-        if !shifted {
+        if !shifted && !walk.replacesUpdatedElements {
           walk.append(
             JSONPatch.diff(from: published[index], to: new), under: path.appending(index: index))
         } else {

@@ -42,7 +42,9 @@ extension Store: JournaledStore {
 
   public func journalState() {
     guard stateJournal == nil else { return }
-    stateJournal = F.View.self == F.State.self ? .sameAsView : .own(ViewPublisher(state), owed: 0)
+    stateJournal =
+      F.View.self == F.State.self
+      ? .sameAsView : .own(ViewPublisher(state, replacesUpdatedElements: true), owed: 0)
   }
 
   public var publishesStatePatches: Bool {

@@ -23,8 +23,11 @@ struct ViewPublisher<View: Encodable & Equatable> {
   var problem: String?
   /// The revision of each `IdentifiedArray` as last published, by its path in the view.
   private var marks: [JSONPointer: ArrayRevision] = [:]
+  /// See `PatchWalk.replacesUpdatedElements` (a store's journal of its private state).
+  private let replacesUpdatedElements: Bool
 
-  init(_ view: View) {
+  init(_ view: View, replacesUpdatedElements: Bool = false) {
+    self.replacesUpdatedElements = replacesUpdatedElements
     json = .null
     do {
       json = try JSONValueEncoder().encode(view)
@@ -70,7 +73,7 @@ struct ViewPublisher<View: Encodable & Equatable> {
   /// Walks in a function of its own so that its references into the published JSON are
   /// released before the patch is applied to it (or applying would copy what it edits).
   private mutating func walk(to view: View) throws -> JSONPatch {
-    let walk = PatchWalk(marks: marks)
+    let walk = PatchWalk(marks: marks, replacesUpdatedElements: replacesUpdatedElements)
     try walk.visit(view, at: .root, old: json)
     marks = walk.marks
     if !walk.sawIdentifiedArray { lastView = view }

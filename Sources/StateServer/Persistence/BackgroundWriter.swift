@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 
 /// A second connection to the state database, used only on its own serial queue, for the two
 /// writes whose cost grows with the whole state: a compacted snapshot, and the WAL checkpoint
@@ -6,15 +7,19 @@ import Dispatch
 /// of milliseconds at 100,000 notes; here they overlap with it.
 ///
 /// SQLite in WAL mode lets a checkpoint run beside the main connection's commits (PASSIVE
-/// never waits for them). A snapshot write takes the write lock for its one transaction: a
-/// main-actor commit that comes meanwhile waits for it (`busy_timeout`), which is the one
-/// O(state) wait left, once per compaction, and only if a commit falls into it.
+/// never waits for them). A snapshot is written in pieces, each in a short transaction of its
+/// own (`SnapshotPieces`): a main-actor commit that comes meanwhile waits for one piece at
+/// most (`busy_timeout`), never for the whole state.
 ///
-/// `@unchecked Sendable`: `connection` is touched only by blocks on `queue` (and by `close`,
-/// which runs on it synchronously), so no two threads ever use it at once.
+/// `@unchecked Sendable`: `connection` and `step` are touched only by blocks on `queue` (and
+/// by `close` and `setStep`, which run on it synchronously), so no two threads ever use them
+/// at once.
 final class BackgroundWriter: @unchecked Sendable {
   private let queue = DispatchQueue(label: "stateserver.persistence", qos: .utility)
   private var connection: SQLiteConnection?
+  /// Set by `close`: a compaction under way stops before its next piece (shutdown must not
+  /// wait for a whole snapshot; what is left is named by no row and cleaned up later).
+  private let stopping = Atomic<Bool>(false)
 
   /// A connection to `path`, or `nil` when one cannot be opened (the caller then does the
   /// work on its own connection).
@@ -25,33 +30,37 @@ final class BackgroundWriter: @unchecked Sendable {
     self.connection = connection
   }
 
-  /// Writes a compacted snapshot unless it is stale, then checkpoints; `done` gets whether
-  /// it was written, or the error. Stale means the journal row it covers is gone: only a
-  /// newer whole snapshot (or a set-aside) deletes journal rows, and it must not be replaced.
+  /// Writes a compacted snapshot in pieces unless it is stale, then checkpoints; `done` gets
+  /// whether it was written, or the error. Stale means the journal row it covers is gone: only
+  /// a newer whole snapshot (or a set-aside) deletes journal rows, and it must not be replaced.
   func write(
-    _ write: StoreWrite, done: @escaping @Sendable (Result<Bool, SQLiteError>) -> Void
+    _ snapshot: Snapshot, state: [UInt8], covered: Int64, pieceBytes: Int,
+    done: @escaping @Sendable (Result<Bool, SQLiteError>) -> Void
   ) {
     queue.async { [self] in
-      guard let connection, let snapshot = write.snapshot, let covered = write.journalCovered
-      else { return done(.success(false)) }
+      guard let connection else { return done(.success(false)) }
+      let written: Bool
       do throws(SQLiteError) {
-        try connection.execute("BEGIN IMMEDIATE")
-        let current = try connection.query(
-          "SELECT 1 FROM journal WHERE store = ? AND seq = ?",
-          [.text(snapshot.store), .integer(covered)])
-        guard !current.isEmpty else {
-          try connection.execute("ROLLBACK")
-          return done(.success(false))
-        }
-        _ = try SnapshotDatabase.apply(write, on: connection, at: SnapshotDatabase.timestamp())
-        try connection.execute("COMMIT")
+        written = try SnapshotPieces.write(
+          snapshot, state: state, covered: covered, pieceBytes: pieceBytes, on: connection,
+          at: SnapshotDatabase.timestamp(), step: { self.step?($0) },
+          shouldStop: { self.stopping.load(ordering: .relaxed) })
       } catch {
-        try? connection.execute("ROLLBACK")
         return done(.failure(error))
       }
       _ = try? connection.query("PRAGMA wal_checkpoint(PASSIVE)")
-      done(.success(true))
+      step?(.finished)
+      done(.success(written))
     }
+  }
+
+  /// Called on the writer's queue after each step of a compaction in pieces: tests hold it
+  /// there. Set through `setStep`, so that it too is touched only on the queue.
+  private var step: (@Sendable (SnapshotPieces.Step) -> Void)?
+
+  /// Installs (or removes) the hook called after each step of a compaction.
+  func setStep(_ step: (@Sendable (SnapshotPieces.Step) -> Void)?) {
+    queue.sync { self.step = step }
   }
 
   /// Copies committed pages into the main file, beside the main connection's commits.
@@ -59,8 +68,10 @@ final class BackgroundWriter: @unchecked Sendable {
     queue.async { [self] in _ = try? connection?.query("PRAGMA wal_checkpoint(PASSIVE)") }
   }
 
-  /// Waits for the queued work, then closes the connection.
+  /// Stops a compaction under way before its next piece, waits for the rest of the queued
+  /// work, then closes the connection.
   func close() {
+    stopping.store(true, ordering: .relaxed)
     queue.sync { connection = nil }
   }
 }

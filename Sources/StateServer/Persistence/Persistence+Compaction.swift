@@ -15,10 +15,12 @@ struct Compaction {
 
 /// Compaction: once a store's journal outweighs its snapshot, its state is encoded on a
 /// background task from the JSON the store already keeps (taking it is O(1): `JSON` is a
-/// value, copy-on-write), and written by the database's `BackgroundWriter` in one transaction
-/// that replaces the snapshot and deletes the journal rows it covers. Neither the encoding nor
-/// the write runs on the main actor; a commit that falls into the write waits for it. (An
-/// in-memory database has no second connection: the next group commit writes it.) The
+/// value, copy-on-write), and written by the database's `BackgroundWriter` in pieces, each a
+/// short transaction, switched in by one small transaction; the journal rows it covers are
+/// deleted afterwards, a batch at a time (`SnapshotPieces`). Neither the encoding nor the
+/// write runs on the main actor, and a commit that falls into the write waits for one piece
+/// at most. (An in-memory database has no second connection: the next group commit writes it
+/// whole.) The
 /// store's next change copies the parts of its JSON it edits (the path to the change, an
 /// array of references) once, because the task shares them.
 extension Persistence {
@@ -36,22 +38,26 @@ extension Persistence {
       let generation = journal.generation
       let journalBytes = journal.journalBytes
       let background = database.background
+      let pieceBytes = compactionPieceBytes
       lastCompaction = Task.detached(priority: .utility) { [weak self] in
         guard let bytes = try? state.serialized() else {
           await self?.compactionEnded(id, generation: generation, written: nil)
           return
         }
-        var write = StoreWrite(store: id, snapshot: snapshot, journalCovered: covered, journal: [])
-        write.snapshot?.state = String(decoding: bytes, as: UTF8.self)
         let compaction = Compaction(
-          store: id, generation: generation, write: write, snapshotBytes: bytes.count,
-          journalBytes: journalBytes)
+          store: id, generation: generation,
+          write: StoreWrite(store: id, snapshot: snapshot, journalCovered: covered, journal: []),
+          snapshotBytes: bytes.count, journalBytes: journalBytes)
         guard let background else {
-          await self?.encoded(compaction)
+          var inline = compaction
+          inline.write.snapshot?.state = String(decoding: bytes, as: UTF8.self)
+          await self?.encoded(inline)
           return
         }
         let result = await withCheckedContinuation { written in
-          background.write(write) { written.resume(returning: $0) }
+          background.write(
+            snapshot, state: bytes, covered: covered, pieceBytes: pieceBytes
+          ) { written.resume(returning: $0) }
         }
         switch result {
         case .success(let written):

@@ -48,6 +48,9 @@ public final class Persistence {
   private(set) var scheduledCommit: Task<Void, Never>?
   /// Journal bytes below which no store is compacted.
   private let compactionMinimum: Int
+  /// The size of each piece a compacted snapshot is written in: the longest a commit can wait
+  /// for a compaction is the write of one piece.
+  var compactionPieceBytes = 256 << 10
   private var isClosed = false
 
   /// How many write transactions have been committed: group commit is visible here.

@@ -72,17 +72,20 @@ final class SQLiteConnection {
       case .real(let d): code = sqlite3_bind_double(statement, index, d)
       case .text(let s):
         // With its byte count, not -1 (up to the first NUL): an id may contain U+0000, and
-        // "a\0b" and "a\0c" must stay two rows.
-        var utf8 = Array(s.utf8)
-        if utf8.isEmpty { utf8.append(0) }  // a non-null pointer for the empty string
-        code = utf8.withUnsafeBufferPointer { bytes in
-          bytes.baseAddress.map { base in
-            base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
-              sqlite3_bind_text64(
-                statement, index, $0, sqlite3_uint64(s.utf8.count), sqliteTransient,
-                UInt8(SQLITE_UTF8))
-            }
-          } ?? SQLITE_MISUSE
+        // "a\0b" and "a\0c" must stay two rows. Bound from the string's own bytes (SQLite
+        // copies them): a journal row's patch is not copied once more on the way.
+        var text = s
+        code = text.withUTF8 { bytes in
+          bind(statement, index, bytes) { statement, index, base, count in
+            sqlite3_bind_text64(
+              statement, index, base, sqlite3_uint64(count), sqliteTransient, UInt8(SQLITE_UTF8))
+          }
+        }
+      case .blob(let b):
+        code = b.withUnsafeBufferPointer { bytes in
+          bind(statement, index, bytes) { statement, index, base, count in
+            sqlite3_bind_blob64(statement, index, base, sqlite3_uint64(count), sqliteTransient)
+          }
         }
       }
       guard code == SQLITE_OK else { throw error(code) }
@@ -98,6 +101,12 @@ final class SQLiteConnection {
           case SQLITE_NULL: return .null
           case SQLITE_INTEGER: return .integer(sqlite3_column_int64(statement, column))
           case SQLITE_FLOAT: return .real(sqlite3_column_double(statement, column))
+          case SQLITE_BLOB:
+            let count = Int(sqlite3_column_bytes(statement, column))
+            guard count > 0, let blob = sqlite3_column_blob(statement, column) else {
+              return .blob([])
+            }
+            return .blob(Array(UnsafeRawBufferPointer(start: blob, count: count)))
           default:
             guard let text = sqlite3_column_text(statement, column) else { return .null }
             let count = Int(sqlite3_column_bytes(statement, column))
@@ -105,6 +114,24 @@ final class SQLiteConnection {
             return .text(String(decoding: bytes, as: UTF8.self))
           }
         })
+    }
+  }
+
+  /// Rows changed by the last statement (a batch of a cleanup knows when it is done).
+  var changes: Int { Int(sqlite3_changes(handle)) }
+
+  /// Binds `bytes` through `bind`, with a non-null pointer even when empty (SQLite reads a
+  /// null pointer as NULL, and an empty string is not NULL).
+  private func bind(
+    _ statement: OpaquePointer, _ index: Int32, _ bytes: UnsafeBufferPointer<UInt8>,
+    _ bind: (OpaquePointer, Int32, UnsafePointer<CChar>, Int) -> Int32
+  ) -> Int32 {
+    guard let base = bytes.baseAddress, !bytes.isEmpty else {
+      var zero: CChar = 0
+      return withUnsafePointer(to: &zero) { bind(statement, index, $0, 0) }
+    }
+    return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+      bind(statement, index, $0, bytes.count)
     }
   }
 
@@ -119,6 +146,8 @@ enum SQLiteValue: Equatable {
   case integer(Int64)
   case real(Double)
   case text(String)
+  /// Bytes stored as they are (a piece of a snapshot may end inside a UTF-8 character).
+  case blob([UInt8])
 
   /// The value as a person reads it in a warning: `1.5`, `'abc'`, `NULL`.
   var description: String {
@@ -127,6 +156,7 @@ enum SQLiteValue: Equatable {
     case .integer(let i): String(i)
     case .real(let d): String(d)
     case .text(let s): "'\(s.count > 40 ? String(s.prefix(40)) + "..." : s)'"
+    case .blob(let b): "a blob of \(b.count) bytes"
     }
   }
 

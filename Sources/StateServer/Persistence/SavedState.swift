@@ -28,6 +28,7 @@ struct SavedState {
 
   /// Checks `rows` and applies the journal to the snapshot.
   init(_ rows: SavedRows) throws(Unusable) {
+    if let problem = rows.problem { throw Unusable(reason: problem) }
     guard let row = rows.snapshot else {
       throw Unusable(reason: "\(rows.journal.count) journal rows but no snapshot to apply them to")
     }

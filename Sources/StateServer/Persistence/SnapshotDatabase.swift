@@ -11,8 +11,9 @@ import FoundationEssentials
 /// directory), the database lives in memory for this run. Nothing is ever deleted.
 final class SnapshotDatabase {
   /// The layout of the tables below; a file with a newer layout is set aside, not misread.
-  /// Layout 1 had no journal: it opens as is, the journal table is added.
-  static let layoutVersion: Int64 = 2
+  /// Layout 1 had no journal, layout 2 no snapshot pieces: they open as they are, the missing
+  /// tables are added.
+  static let layoutVersion: Int64 = 3
   static let fileName = "stateserver.sqlite"
 
   /// `nil` when not even an in-memory database could be made (memory exhausted), or after
@@ -46,6 +47,16 @@ final class SnapshotDatabase {
         seq INTEGER PRIMARY KEY AUTOINCREMENT, store TEXT NOT NULL, version INTEGER NOT NULL,
         patch TEXT NOT NULL);
       CREATE INDEX journal_by_store ON journal (store, seq)
+      """
+    ),
+    (
+      // A compacted snapshot, written in pieces by short transactions (SnapshotPieces.swift);
+      // its `snapshots` row names it (`pieces <snapshot> <count> <bytes>`).
+      "snapshot_pieces", ["store", "snapshot", "piece", "bytes"],
+      """
+      CREATE TABLE snapshot_pieces (
+        store TEXT NOT NULL, snapshot INTEGER NOT NULL, piece INTEGER NOT NULL,
+        bytes BLOB NOT NULL, PRIMARY KEY (store, snapshot, piece))
       """
     ),
     (
@@ -212,17 +223,28 @@ final class SnapshotDatabase {
     return connection
   }
 
-  /// The rows saved for `store`, unchecked (`SavedState` checks them), or `nil` if none.
+  /// The rows saved for `store`, unchecked (`SavedState` checks them), or `nil` if none. A
+  /// snapshot written in pieces comes back whole, with the journal rows it does not cover.
   func load(store: String) throws(SQLiteError) -> SavedRows? {
     let connection = try open()
-    let snapshot = try connection.query(
+    var snapshot = try connection.query(
       "SELECT feature, schema_version, version, state FROM snapshots WHERE store = ?",
       [.text(store)]
     ).first
+    var covered = Int64.min
+    var problem: String?
+    if let row = snapshot, row.count == 4, let pieces = SnapshotPieces(marker: row[3].text) {
+      covered = pieces.snapshot
+      switch try pieces.assemble(store: store, on: connection) {
+      case .success(let state): snapshot?[3] = .text(state)
+      case .failure(let reason): problem = reason.reason
+      }
+    }
     let journal = try connection.query(
-      "SELECT seq, version, patch FROM journal WHERE store = ? ORDER BY seq", [.text(store)])
+      "SELECT seq, version, patch FROM journal WHERE store = ? AND seq > ? ORDER BY seq",
+      [.text(store), .integer(covered)])
     if snapshot == nil && journal.isEmpty { return nil }
-    return SavedRows(store: store, snapshot: snapshot, journal: journal)
+    return SavedRows(store: store, snapshot: snapshot, journal: journal, problem: problem)
   }
 
   /// The feature whose data `store` holds, if it holds any.
@@ -301,6 +323,7 @@ final class SnapshotDatabase {
     let now = Self.timestamp()
     try connection.execute("BEGIN IMMEDIATE")
     do throws(SQLiteError) {
+      try SnapshotPieces.assembleForSetAside(store: store, on: connection)
       try connection.query(
         """
         INSERT INTO set_aside
@@ -334,6 +357,18 @@ final class SnapshotDatabase {
     Int(
       try open().query("SELECT count(*) FROM journal WHERE store = ?", [.text(store)])
         .first?.first?.integer ?? 0)
+  }
+
+  /// How many snapshot pieces `store` has (tests: nothing is left behind).
+  func pieceCount(store: String) throws(SQLiteError) -> Int {
+    Int(
+      try open().query("SELECT count(*) FROM snapshot_pieces WHERE store = ?", [.text(store)])
+        .first?.first?.integer ?? 0)
+  }
+
+  /// Runs `sql` on the database's own connection (tests damage rows with it).
+  func execute(_ sql: String) throws(SQLiteError) {
+    try open().execute(sql)
   }
 
   /// Copies every committed change into the main file and empties the WAL, then closes: after
@@ -374,4 +409,6 @@ struct SavedRows {
   var snapshot: [SQLiteValue]?
   /// `seq, version, patch` each, in order.
   var journal: [[SQLiteValue]]
+  /// Why the snapshot could not be read back (its pieces are missing or damaged).
+  var problem: String? = nil
 }
