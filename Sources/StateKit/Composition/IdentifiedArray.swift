@@ -207,8 +207,12 @@ extension IdentifiedArray: Hashable where Element: Hashable {
 }
 
 extension IdentifiedArray: Encodable where Element: Encodable {
-  /// Encodes as a plain array of the elements.
-  public func encode(to encoder: any Encoder) throws { try elements.encode(to: encoder) }
+  /// Encodes as a plain array of the elements (a view publisher's walk is told the changes
+  /// instead, see `publishIfWalked(by:)`).
+  public func encode(to encoder: any Encoder) throws {
+    if try publishIfWalked(by: encoder) { return }
+    try elements.encode(to: encoder)
+  }
 }
 
 extension IdentifiedArray: Decodable where Element: Decodable {

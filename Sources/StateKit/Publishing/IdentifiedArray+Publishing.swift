@@ -1,11 +1,27 @@
 import JSON
 
-/// A collection that can publish itself incrementally into a `PatchWalk`.
-protocol PublishableCollection {
-  func publish(into walk: PatchWalk, at path: JSONPointer, old: JSON?) throws
-}
+extension IdentifiedArray where Element: Encodable {
+  /// Publishes this array when `encoder` is one of a `PatchWalk`'s (see `CollectionProbe`);
+  /// `false` for any other encoder. The walk cannot ask a view type whether it is an
+  /// `IdentifiedArray`: the first `as?` of each type scans every protocol conformance in the
+  /// binary, which was a quarter of the server's start-up. The encoder's type is compared
+  /// first: an `as?` between two different types asks the runtime about conformances too.
+  func publishIfWalked(by encoder: any Encoder) throws -> Bool {
+    let type = Swift.type(of: encoder)
+    if type == WalkEncoder.self, let encoder = encoder as? WalkEncoder {
+      // An object was published here: the array replaces all of it.
+      encoder.level.encodedAll()
+      try encoder.walk.publish(self, at: encoder.level.path, old: .object(encoder.level.old))
+      return true
+    }
+    if type == CollectionProbe.self, let probe = encoder as? CollectionProbe {
+      probe.published = true
+      try probe.walk.publish(self, at: probe.path, old: probe.old)
+      return true
+    }
+    return false
+  }
 
-extension IdentifiedArray: PublishableCollection where Element: Encodable {
   /// Publishes this array at `path`: nothing when it is the revision published last time;
   /// the logged changes since then when the log reaches back and the published array is
   /// still the one they apply to; otherwise a full encoding, diffed locally.

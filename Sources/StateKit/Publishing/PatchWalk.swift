@@ -19,12 +19,9 @@ final class PatchWalk {
 
   /// Publishes `value` at `path`, where `old` is the JSON published there now (`nil`:
   /// absent).
+  /// `IdentifiedArray`s are found by their own `encode(to:)`, which recognises the walk's
+  /// encoders (`publishIfWalked(by:)`), never by asking `T` (a conformance scan per type).
   func visit<T: Encodable>(_ value: T, at path: JSONPointer, old: JSON?) throws {
-    if let collection = value as? any PublishableCollection {
-      sawIdentifiedArray = true
-      try collection.publish(into: self, at: path, old: old)
-      return
-    }
     if T.self == String.self || T.self == Bool.self || T.self == Int.self || T.self == JSON.self
       || T.self == Date.self || T.self == URL.self || T.self == Data.self
       || T.self == Double.self
@@ -33,7 +30,9 @@ final class PatchWalk {
       return
     }
     guard case .object(let oldMembers)? = old else {
-      // Nothing to walk against: encode the value whole.
+      // Nothing to walk against: an `IdentifiedArray` publishes itself to the probe, any
+      // other value is encoded whole.
+      if try CollectionProbe.publish(value, into: self, at: path, old: old) { return }
       replace(at: path, old: old, with: try encoder.encode(value))
       return
     }
@@ -48,6 +47,14 @@ final class PatchWalk {
       return
     }
     finish(level)
+  }
+
+  /// Publishes an `IdentifiedArray` that one of the walk's encoders met.
+  func publish<Element: Encodable>(
+    _ array: IdentifiedArray<Element>, at path: JSONPointer, old: JSON?
+  ) throws {
+    sawIdentifiedArray = true
+    try array.publish(into: self, at: path, old: old)
   }
 
   /// Removes the members of the old object that the new value did not encode (a `nil`
