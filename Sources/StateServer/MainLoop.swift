@@ -49,7 +49,10 @@ final class MainLoop {
     self.connection = connection
     var ends: [Int32] = [-1, -1]
     if pipe(&ends) == 0 {
-      for end in ends { _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK) }
+      for end in ends {
+        _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+        _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+      }
     }
     let (wakeReader, wakeWriter) = (ends[0], ends[1])
     self.wakeReader = wakeReader
@@ -77,7 +80,8 @@ final class MainLoop {
   func readAndServe() {
     let (lines, count) = framer.next(from: input)
     if count > 0 { offset += count } else { ended = true }
-    if count > 0 && lines.count > 1 {
+    // Without its wake-up pipe (out of descriptors) the thread could not wake this one.
+    if count > 0 && lines.count > 1 && wakeReader >= 0 {
       parserReads = true
       parseAhead.takeOver()
     }
