@@ -13,12 +13,13 @@ enum InboundLine: Sendable {
 }
 
 /// The hand-off from a reader thread (an attached client's ``LineReader``, or the main loop's
-/// ``ParseAhead``) to the main actor. Lines move in batches, one main-actor hop per batch: a hop per line costs about 25 times more (measured here: 5.5 s
-/// against 0.2 s per million lines through an AsyncStream).
+/// ``ParseAhead``) to the main actor. Lines move in batches, one main-actor hop per batch: a
+/// hop per line costs about 25 times more (measured here: 5.5 s against 0.2 s per million
+/// lines through an AsyncStream).
 ///
-/// The reader waits in ``push(_:bytes:)`` while `capacity` lines or `maxBytes` bytes of input
-/// are queued, so a main actor that falls behind slows the reader down instead of letting
-/// memory grow.
+/// The reader waits in ``push(_:bytes:through:)`` while `capacity` lines or `maxBytes` bytes of
+/// input are queued, so a main actor that falls behind slows the reader down instead of
+/// letting memory grow.
 final class Inbox: @unchecked Sendable {
   // Safety: `lines`, `bytes`, `offset`, `returned`, `drainScheduled` and `closed` are only
   // touched with `condition` locked; `capacity`, `maxBytes` and `wake` are immutable.
