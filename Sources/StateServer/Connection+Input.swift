@@ -31,7 +31,8 @@ extension Connection {
 
   /// Serves the lines the main loop read (``MainLoop``); `offset` is the input they reach.
   func receive(read lines: [InboundLine], through offset: Int) {
-    held.append(contentsOf: lines)
+    // Usually nothing is held: then `held` shares the batch's buffer instead of copying it.
+    if held.isEmpty { held = lines[...] } else { held.append(contentsOf: lines) }
     heldOffset = offset
     serveHeld()
   }

@@ -12,21 +12,24 @@ enum InboundLine: Sendable {
   case endOfInput
 }
 
-/// The hand-off from the reader thread to the main actor. Lines move in batches, one
-/// main-actor hop per batch: a hop per line costs about 25 times more (measured here: 5.5 s
-/// against 0.2 s per million lines through an AsyncStream).
+/// The hand-off from a reader thread (an attached client's ``LineReader``, or the main loop's
+/// ``ParseAhead``) to the main actor. Lines move in batches, one main-actor hop per batch: a
+/// hop per line costs about 25 times more (measured here: 5.5 s against 0.2 s per million
+/// lines through an AsyncStream).
 ///
-/// The reader waits in ``push(_:bytes:)`` while `capacity` lines or `maxBytes` bytes of input
-/// are queued, so a main actor that falls behind slows the reader down instead of letting
-/// memory grow.
+/// The reader waits in ``push(_:bytes:through:)`` while `capacity` lines or `maxBytes` bytes of
+/// input are queued, so a main actor that falls behind slows the reader down instead of
+/// letting memory grow.
 final class Inbox: @unchecked Sendable {
-  // Safety: `lines`, `bytes`, `drainScheduled` and `closed` are only touched with `condition`
-  // locked; `capacity`, `maxBytes` and `wake` are immutable.
+  // Safety: `lines`, `bytes`, `offset`, `returned`, `drainScheduled` and `closed` are only
+  // touched with `condition` locked; `capacity`, `maxBytes` and `wake` are immutable.
   private let condition = Condition()
   private var lines: [InboundLine] = []
   private var bytes = 0
   /// Bytes of input read so far, through the last push.
   private var offset = 0
+  /// The reader gave reading back to the main loop after the lines queued (``ParseAhead``).
+  private var returned = false
   private var drainScheduled = false
   private var closed = false
   private let capacity: Int
@@ -41,11 +44,11 @@ final class Inbox: @unchecked Sendable {
     self.wake = wake
   }
 
-  /// Queues a batch read from `bytes` bytes of input; blocks while the inbox is full. Returns
-  /// false once closed (stop reading). A batch with no line (a read that ended inside a long
-  /// line) still moves ``readOffset`` on.
+  /// Queues a batch read from `bytes` bytes of input, which took the input read so far to
+  /// `offset` bytes; blocks while the inbox is full. Returns false once closed (stop reading).
+  /// A batch with no line (a read that ended inside a long line) still moves ``readOffset`` on.
   @discardableResult
-  func push(_ batch: [InboundLine], bytes batchBytes: Int = 0) -> Bool {
+  func push(_ batch: [InboundLine], bytes batchBytes: Int = 0, through offset: Int) -> Bool {
     condition.lock()
     while (lines.count >= capacity || bytes >= maxBytes) && !lines.isEmpty && !closed {
       condition.wait()
@@ -55,7 +58,7 @@ final class Inbox: @unchecked Sendable {
       return false
     }
     bytes += batchBytes
-    offset += batchBytes
+    self.offset = offset
     lines.append(contentsOf: batch)
     if case .endOfInput? = batch.last { closed = true }
     let mustWake = !drainScheduled
@@ -63,6 +66,17 @@ final class Inbox: @unchecked Sendable {
     condition.unlock()
     if mustWake { wake() }
     return true
+  }
+
+  /// The reader stopped reading and gives stdin back to the main loop: taken with the lines
+  /// queued before it (``takeForMainLoop()``), so the main loop reads on only after them.
+  func returnReading() {
+    condition.lock()
+    returned = true
+    let mustWake = !drainScheduled
+    drainScheduled = true
+    condition.unlock()
+    if mustWake { wake() }
   }
 
   /// Everything queued, oldest first. An empty result ends the current drain: the next push
@@ -81,11 +95,21 @@ final class Inbox: @unchecked Sendable {
   /// ``take()``, with the input offset the taken lines reach: once they are served, every
   /// line that began before `offset` has been.
   func takeWithOffset() -> (lines: [InboundLine], offset: Int) {
+    let taken = takeForMainLoop()
+    return (taken.lines, taken.offset)
+  }
+
+  /// ``takeWithOffset()``, and whether the reader gave reading back after these lines
+  /// (``returnReading()``).
+  func takeForMainLoop() -> (lines: [InboundLine], offset: Int, returned: Bool) {
     condition.lock()
-    let taken = (lines, offset)
+    let taken = (lines, offset, returned)
     lines = []
     bytes = 0
-    if taken.0.isEmpty { drainScheduled = false }
+    returned = false
+    // Nothing more comes until the next push (or, once reading was given back, until the
+    // reader takes over again): that push must wake the consumer.
+    if taken.0.isEmpty || taken.2 { drainScheduled = false }
     condition.broadcast()
     condition.unlock()
     return taken

@@ -21,6 +21,8 @@ final class LineFramer {
   private var start = 0  // first byte of the unconsumed partial line
   private var end = 0  // end of the bytes read so far
   private var skipped: Int? = nil  // length so far of an oversize line being skipped
+  /// Bytes read so far: the input offset the lines returned so far reach.
+  private(set) var offset = 0
 
   init(maxMessageBytes: Int) {
     self.maxMessageBytes = maxMessageBytes
@@ -70,6 +72,7 @@ final class LineFramer {
       var batch: [InboundLine] = []
       let scanFrom = end
       end += count
+      offset += count
       buffer.withUnsafeBytes { raw in
         guard let base = raw.baseAddress else { return }
         var cursor = scanFrom

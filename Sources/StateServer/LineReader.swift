@@ -44,12 +44,12 @@ final class LineReader: Sendable {
       output.waitForRoom()
       let (batch, count) = framer.next(from: fd)
       if count <= 0 {
-        inbox.push(batch)
+        inbox.push(batch, through: framer.offset)
         return
       }
       // Pushed even when empty (a read inside a long line): a signal's shutdown waits until
       // the input read before it is served, and the offset tells how far that is.
-      if !inbox.push(batch, bytes: count) { return }
+      if !inbox.push(batch, bytes: count, through: framer.offset) { return }
     }
   }
 }

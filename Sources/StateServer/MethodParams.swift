@@ -15,6 +15,26 @@ struct DispatchParams: Decodable {
   var wait: Wait?
 }
 
+extension DispatchParams {
+  /// The usual params read directly (``RPCMethod``'s `direct`): the `Codable` decoder was a
+  /// sixth of the main thread's time per pipelined `dispatch`. Nil for anything else (a
+  /// missing or mistyped member, a null), which the decoder reads and words the error of.
+  init?(direct object: JSONObject) {
+    guard case .string(let store)? = object["store"], let action = object["action"],
+      action != .null
+    else { return nil }
+    switch object["wait"] {
+    case nil: wait = nil
+    case .string(let name)?:
+      guard let known = Wait(rawValue: name) else { return nil }
+      wait = known
+    default: return nil
+    }
+    self.store = store
+    self.action = action
+  }
+}
+
 /// When a `dispatch` is answered: once reduced (the default), or once every effect it started
 /// has finished. The one place these names are spelled; `initialize` and `rpc.discover` list
 /// `allCases`.

@@ -27,7 +27,8 @@ extension Connection {
         .init("store", OpenRPC.string, required: true),
         .init("action", ["$ref": "#/components/schemas/action"], required: true),
         .init("wait", ["enum": Wait.names]),
-      ], result: OpenRPC.storeVersion, errors: [.unknownStore, .invalidParams, .actionRefused]
+      ], result: OpenRPC.storeVersion, errors: [.unknownStore, .invalidParams, .actionRefused],
+      direct: DispatchParams.init(direct:)
     ) { connection, params, id throws(RPCError) in try connection.dispatch(params, id: id) },
     RPCMethod(
       "state/get", StateAtParams.self,

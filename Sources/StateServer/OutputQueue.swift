@@ -38,6 +38,9 @@ final class OutputQueue: @unchecked Sendable {
   /// Someone is writing to stdout: the writer thread with lines it took, or the committer
   /// writing a small commit itself (``beginDirectWrite()``).
   private var writing = false
+  /// What a direct write last learned of the pipe (`FIONREAD`): `unread` bytes waited in it
+  /// when `written` bytes had been written in all (`unread` nil: never asked).
+  private var pipeSeen: (written: Int, unread: Int?) = (0, nil)
   /// Per store, per subscription path: the index in `lines` of the newest patch that later
   /// patches may merge into.
   private var mergeTargets: [String: [String: Int]] = [:]
@@ -286,17 +289,24 @@ final class OutputQueue: @unchecked Sendable {
   /// write its lines to stdout itself (a lone answer skips the hand-off to the writer thread,
   /// which costs a thread wake-up per request). Everything committed before has been written,
   /// so the order holds. The caller must call ``endDirectWrite(written:broken:)``.
-  func beginDirectWrite() -> Bool {
+  ///
+  /// Returns nil when the lines must go through the queue; else at most how many bytes wait
+  /// unread in the pipe (`Int.max`: unknown). The client only ever takes bytes out of the
+  /// pipe, and stdout is the server's alone, so the pipe holds at most what it held when last
+  /// measured plus what was written since.
+  func beginDirectWrite() -> Int? {
     condition.lock()
     defer { condition.unlock() }
-    guard lines.isEmpty && !writing && !finished && !broken else { return false }
+    guard lines.isEmpty && !writing && !finished && !broken else { return nil }
     writing = true
-    return true
+    return pipeSeen.unread.map { $0 + writtenBytes - pipeSeen.written } ?? Int.max
   }
 
-  func endDirectWrite(written: Int, broken isBroken: Bool) {
+  /// `unread`: what `FIONREAD` said just before this write, when the writer asked.
+  func endDirectWrite(written: Int, broken isBroken: Bool, unread: Int? = nil) {
     condition.lock()
     writing = false
+    if let unread { pipeSeen = (writtenBytes, unread) }
     writtenBytes += written
     if isBroken {
       broken = true

@@ -138,8 +138,9 @@ public struct Server: Sendable {
     writer.start()
     if let onMainLoop {
       let loop = MainLoop(
-        input: input, maxMessageBytes: options.maxMessageBytes, connection: connection)
-      connection.inputOffset = { loop.offset }
+        input: input, maxMessageBytes: options.maxMessageBytes, connection: connection,
+        maxQueuedInputBytes: options.maxQueuedInputBytes)
+      connection.inputOffset = { loop.readOffset }
       onMainLoop(loop)
     } else {
       let inbox = Inbox(capacity: 1024, maxBytes: options.maxQueuedInputBytes) {

@@ -49,20 +49,28 @@ final class StdoutWriter: Sendable {
   /// Writes a small commit from the caller's thread when nothing else is queued or being
   /// written and the pipe has room for all of it (so `write(2)` cannot block); returns false
   /// when the lines must go through the queue instead.
+  ///
+  /// The pipe's fill is asked (`FIONREAD`) only when the bound the queue keeps
+  /// (``OutputQueue/beginDirectWrite()``) does not prove room: for a client that keeps up, once
+  /// per pipe's worth of output instead of a system call per request.
   func writeDirectly(_ lines: [Outgoing]) -> Bool {
-    guard pipeCapacity > 0, queue.beginDirectWrite() else { return false }
+    guard pipeCapacity > 0, let unreadAtMost = queue.beginDirectWrite() else { return false }
     var bytes: [UInt8] = []
     bytes.reserveCapacity(512)
     for line in lines { encode(line, into: &bytes) }
-    var unread: Int32 = 0
-    guard ioctl(fd, UInt(FIONREAD), &unread) == 0, bytes.count <= pipeCapacity - Int(unread)
-    else {
-      queue.endDirectWrite(written: 0, broken: false)
-      return false
+    var measured: Int? = nil
+    if unreadAtMost > pipeCapacity - bytes.count {
+      var unread: Int32 = 0
+      guard ioctl(fd, UInt(FIONREAD), &unread) == 0, bytes.count <= pipeCapacity - Int(unread)
+      else {
+        queue.endDirectWrite(written: 0, broken: false)
+        return false
+      }
+      measured = Int(unread)
     }
     let (written, failure) = writeAll(bytes)
     let broken = written < bytes.count
-    queue.endDirectWrite(written: written, broken: broken)
+    queue.endDirectWrite(written: written, broken: broken, unread: measured)
     if broken { onBroken(failure) }
     return true
   }

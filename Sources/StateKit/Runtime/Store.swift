@@ -31,7 +31,13 @@ public final class Store<F: Feature>: AnyStore {
   var publisher: ViewPublisher<F.View>
   /// How each publication's `statePatch` is made; `nil` (the default) makes none
   /// (Store+Journal.swift).
-  var stateJournal: StateJournal<F.State>?
+  var stateJournal: StateJournal<F.State>? {
+    didSet { journals = stateJournal != nil }
+  }
+  /// `stateJournal != nil`, asked once per action: asking the optional itself looked up the
+  /// generic `Optional<StateJournal<F.State>>` metadata every time in this unspecialized code
+  /// (about 900 instructions with its callees, callgrind).
+  private var journals = false
   private let publicActions: Set<String>
   /// Payload-free public actions (`{"type": "increment"}`) by name, decoded once: such a wire
   /// object always decodes to the same value, and `Codable` was the largest cost of a
@@ -260,7 +266,7 @@ public final class Store<F: Feature>: AnyStore {
       publisher.problem = nil
       diagnose(problem, at: nil)
     }
-    let statePatch = stateJournal == nil ? nil : journalStatePatch(viewPatch: patch)
+    let statePatch = journals ? journalStatePatch(viewPatch: patch) : nil
     guard !patch.isEmpty || !pendingEvents.isEmpty || statePatch?.isEmpty == false else {
       return nil
     }

@@ -1,0 +1,116 @@
+import FoundationEssentials
+import JSON
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The ``MainLoop``'s second thread, for while input queues up: it reads, frames and parses
+/// stdin (jansson, then `JSON`) into an ``Inbox`` while the main thread reduces and publishes
+/// the lines before, so a pipelined client keeps both cores busy.
+///
+/// Reading belongs to one side at a time. The main loop reads itself while lines come one at a
+/// time (a request then costs no hand-off), and hands reading over (``takeOver()``) when a read
+/// brings more than one line. This thread gives it back (``Inbox/returnReading()``) as soon as
+/// stdin has nothing more to read, behind the lines it queued, so the main loop serves those
+/// first and the next lone request is again read without a hand-off. The thread starts at the
+/// first hand-over: a client that never pipelines never pays for it.
+///
+/// Like the reader thread of an attached client, it waits before each read while the output
+/// is over its budget, and the inbox bounds the input queued in lines and bytes.
+final class ParseAhead: @unchecked Sendable {
+  // Safety: `framer` is used by whichever side owns reading, one at a time. The main loop stops
+  // using it before ``takeOver()`` sets `reading` under `condition`'s lock, and this thread
+  // uses it only after seeing `reading` under that lock; this thread stops using it before
+  // ``Inbox/returnReading()`` (under the inbox's lock), and the main loop uses it again only
+  // after taking that mark under the same lock. `reading`, `started` and `served` are only
+  // touched with `condition` locked; the rest is immutable.
+  let framer: LineFramer
+  let inbox: Inbox
+  private let fd: Int32
+  private let output: OutputQueue
+  private let condition = Condition()
+  private var reading = false
+  private var started = false
+  /// Batches the main loop has served, released here (``release(_:)``).
+  private var served: [[InboundLine]] = []
+
+  /// `wake` is called when lines (or reading) wait for the main loop in the inbox.
+  init(
+    fd: Int32, framer: LineFramer, output: OutputQueue, maxQueuedInputBytes: Int,
+    wake: @escaping @Sendable () -> Void
+  ) {
+    self.fd = fd
+    self.framer = framer
+    self.output = output
+    self.inbox = Inbox(capacity: 1024, maxBytes: maxQueuedInputBytes, wake: wake)
+  }
+
+  /// Hands reading to this thread (started at the first call). The caller must not touch
+  /// `framer` until the inbox gives reading back.
+  func takeOver() {
+    condition.lock()
+    reading = true
+    let mustStart = !started
+    started = true
+    condition.signal()
+    condition.unlock()
+    if mustStart { OSThread(name: "stateserver.parse") { [self] in run() }.start() }
+  }
+
+  /// Takes a served batch off the main thread's hands: freeing a batch's parsed requests was
+  /// about 2,700 instructions per request there (callgrind), and this thread allocated them.
+  /// While this thread does not read, the batch is freed by the caller as usual. `lines` is
+  /// emptied under the lock, so the last reference, and the freeing, is this thread's.
+  func release(_ lines: inout [InboundLine]) {
+    condition.lock()
+    if reading { served.append(lines) }
+    lines = []
+    condition.unlock()
+  }
+
+  private func run() {
+    while true {
+      condition.lock()
+      while !reading { condition.wait() }
+      condition.unlock()
+      while true {
+        _ = takeServed()  // dropped at once: freed on this thread, outside the lock
+        output.waitForRoom()
+        guard hasInput() else {
+          condition.lock()
+          reading = false
+          condition.unlock()
+          // After `reading` is cleared: a takeOver that follows this mark always finds
+          // `reading` false and its signal is never lost.
+          inbox.returnReading()
+          break
+        }
+        let (batch, count) = framer.next(from: fd)
+        // At the end of input (the batch ends with `.endOfInput`) the thread stops for good.
+        guard inbox.push(batch, bytes: max(count, 0), through: framer.offset), count > 0
+        else { return }
+      }
+    }
+  }
+
+  private func takeServed() -> [[InboundLine]] {
+    condition.lock()
+    defer { condition.unlock() }
+    let taken = served
+    served = []
+    return taken
+  }
+
+  /// Whether a read would not block: bytes wait, or the input ended or failed.
+  private func hasInput() -> Bool {
+    var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+    while true {
+      let ready = poll(&poller, 1, 0)
+      if ready < 0 && errno == EINTR { continue }
+      return ready != 0
+    }
+  }
+}

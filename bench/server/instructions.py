@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""Instructions per pipelined `counter` increment, per thread, counted by callgrind: a figure
+the machine's load cannot move, beside run.sh's timings that it does.
+
+  instructions.py --server BIN --echo BIN [--lines N]
+
+Runs each process under `valgrind --tool=callgrind --separate-threads=yes` on N increments
+(stdin from a file, stdout to /dev/null) and once on empty input; the difference over N is the
+cost per increment. Prints one JSON object: for the echo and the server, the total and the
+share of each thread that does real work (numbered by creation: 1 is the main thread, the one
+a pipelined stream waits for; the writer and parse-ahead threads follow). Valgrind 3.19 cannot read the DWARF 5 the toolchain writes, so
+the server runs as a copy with its debug information stripped (symbols stay).
+"""
+import argparse
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import drive  # noqa: E402
+
+
+def totals(cmd, stdin_path, work, name):
+    """Callgrind's instruction totals per thread of `cmd` reading `stdin_path`."""
+    out = os.path.join(work, name)
+    with open(stdin_path, "rb") as stdin:
+        subprocess.run(["valgrind", "--tool=callgrind", "--separate-threads=yes",
+                        f"--callgrind-out-file={out}", *cmd], stdin=stdin,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True,
+                       timeout=1800)
+    counts = {}
+    for path in sorted(glob.glob(out + "*")):
+        suffix = path[len(out):]
+        thread = int(suffix.lstrip("-")) if suffix.startswith("-") else 1
+        with open(path) as profile:
+            for line in profile:
+                if line.startswith("totals:"):
+                    counts[thread] = int(line.split()[1])
+                    break
+    return counts
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--server", required=True)
+    parser.add_argument("--echo", required=True)
+    parser.add_argument("--lines", type=int, default=20_000)
+    options = parser.parse_args()
+    if shutil.which("valgrind") is None:
+        raise SystemExit("instructions.py needs valgrind (apt-get install valgrind)")
+    with tempfile.TemporaryDirectory() as work:
+        payload = os.path.join(work, "increments.ndjson")
+        with open(payload, "wb") as f:
+            f.write(b"".join(drive.increment(i) for i in range(1, options.lines + 1)))
+        empty = os.path.join(work, "empty")
+        open(empty, "wb").close()
+        server = os.path.join(work, "stateserver")
+        subprocess.run(["strip", "--strip-debug", "-o", server, options.server], check=True)
+        result = {"lines": options.lines}
+        for name, cmd in (("echo", [options.echo]), ("server", [server, "--ephemeral"])):
+            busy = totals(cmd, payload, work, name)
+            idle = totals(cmd, empty, work, name + "-idle")
+            # Start-up runs on the main thread; the other threads' idle cost is a few hundred
+            # thousand instructions in all (and they are numbered differently when idle).
+            per_thread = {str(t): round((busy[t] - (idle.get(1, 0) if t == 1 else 0))
+                                        / options.lines) for t in sorted(busy)}
+            result[name] = {"per_increment": round((sum(busy.values()) - sum(idle.values()))
+                                                   / options.lines),
+                            "per_thread": {t: n for t, n in per_thread.items() if n >= 100}}
+        print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()
