@@ -83,6 +83,67 @@ private struct Pile: Feature {
     #expect(try JSONValueEncoder().encode(Counter().view(of: base)) == views[log.firstVersion])
   }
 
+  @Test func aSnapshotIsKeptEvery64VersionsAndDroppedWhenTheLogNoLongerReachesIt() throws {
+    let (store, _) = try recordedCounter(limit: 1000, actions: 400)
+    let log = try #require(store.history)
+    let versions = log.snapshots.map(\.version)
+    // The view when history started, then one each time 64 versions have passed.
+    #expect(versions.first == 0)
+    #expect(versions.count == Int(store.version / HistoryLog.snapshotInterval) + 1)
+    for (earlier, later) in zip(versions, versions.dropFirst()) {
+      #expect(later - earlier == HistoryLog.snapshotInterval)
+    }
+    // Past the bound: only snapshots the log reaches forward from are kept.
+    let (bounded, _) = try recordedCounter(limit: 200, actions: 2000)
+    let boundedLog = try #require(bounded.history)
+    let kept = boundedLog.snapshots
+    #expect(kept.allSatisfy { $0.seq >= boundedLog.baseSeq })
+    #expect(kept.count <= 200 / Int(HistoryLog.snapshotInterval) + 1)
+    #expect(kept.count >= 2)
+  }
+
+  @Test func pastViewsAcrossSnapshotBoundariesArePatchedForwardFromTheNearestSnapshot() throws {
+    // 2,000 actions through a log of 300: the oldest versions held precede every snapshot
+    // kept (they come from the checkpoint), the others from a snapshot patched forward.
+    let (store, views) = try recordedCounter(limit: 300, actions: 2000)
+    let log = try #require(store.history)
+    let first = try #require(store.firstHeldVersion)
+    let oldestSnapshot = try #require(log.snapshots.first?.version)
+    #expect(oldestSnapshot > first)
+    for version in first...store.version {
+      #expect(try store.published(at: version) == views[version], "version \(version)")
+      if version >= oldestSnapshot {
+        #expect(log.view(at: version) == views[version], "snapshot path, version \(version)")
+      } else {
+        #expect(log.view(at: version) == nil, "version \(version) precedes every snapshot")
+      }
+    }
+    #expect(throws: HistoryError.evicted(oldest: first)) { try store.published(at: first - 1) }
+  }
+
+  @Test func aKeptSnapshotIsNotChangedByLaterEditsOrRewinds() throws {
+    let store = Store(feature: Pile())
+    store.startHistory(limit: 1000, sink: nil)
+    var views: [UInt64: JSON] = [0: store.published]
+    for index in 0..<150 {
+      store.send(.put(item: "item \(index)"))
+      views[store.version] = store.published
+    }
+    try store.rewind(to: 70, cause: nil)
+    views[store.version] = store.published
+    for index in 150..<200 {
+      store.send(.put(item: "item \(index)"))
+      views[store.version] = store.published
+    }
+    let log = try #require(store.history)
+    #expect(log.snapshots.map(\.version) == [0, 64, 128, 192])
+    #expect(log.snapshots[1].view == views[64])
+    // Versions after the rewind patch forward through the rewind's own patch.
+    for version in 0...store.version {
+      #expect(log.view(at: version) == views[version], "version \(version)")
+    }
+  }
+
   @Test func theCheckpointMovesWithTheLogAndIsItsOwnValue() throws {
     let store = Store(feature: Pile())
     store.startHistory(limit: 10, sink: nil)

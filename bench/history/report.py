@@ -3,10 +3,13 @@
 busy machine slows every variant alike; the best of each is kept).
 
 - pipelined counter increments/s (bench/server/drive.py throughput)
-- a notes edit at M notes (drive.py bigstate): history keeps a snapshot of the state every 64
-  entries, and the reducer's next edit then copies the containers it touches
+- a notes edit at 10,000 and at 100,000 notes (drive.py bigstate): history keeps the published
+  view (JSON) every 64 versions, and the next publication then copies the containers it edits
 - peak resident memory after those runs, and after 2,000 edits at 100,000 notes: what a full
-  log of 1000 entries and its snapshots (about 17 copies of the edited containers) cost
+  log of 1000 entries, its checkpoint and its view snapshots (about 17) cost
+- `state/get` at a past version at 100,000 notes after 1,500 edits (the log full, its checkpoint
+  moved on): the time of one request, at versions spread over those history holds; with
+  `--baseline-server BIN`, the same against another build side by side (before and after)
 
 - when valgrind is installed: instructions per pipelined increment (callgrind), which a busy
   machine does not disturb
@@ -76,6 +79,43 @@ def big_state(m, k):
     return setup, payload, k + 1
 
 
+def past_states(cmd, m, edits, reads):
+    """`state/get {version}` request by request at `reads` versions spread over those history
+    holds, after `edits` edits at `m` notes; returns (median, max) in milliseconds. Each asks
+    for one note (`path`), so the time is finding the past state, not writing it out."""
+    setup, payload, last = big_state(m, edits)
+    p = drive.spawn(cmd)
+    fd = p.stdout.fileno()
+    p.stdin.write(setup + payload)
+    p.stdin.flush()
+    drive.await_id(fd, last)
+    rid = last + 1
+    p.stdin.write(drive.line(rid, "history/get", {"store": "bench", "limit": 1}))
+    p.stdin.flush()
+    reply, held = b"", None
+    while held is None:
+        reply += os.read(fd, 1 << 20)
+        *complete, reply = reply.split(b"\n")
+        for x in complete:
+            if x.startswith(b'{"jsonrpc":"2.0","id":%d,' % rid):
+                held = json.loads(x)["result"]
+    first, current = held["first"], held["version"]
+    samples = []
+    for k in range(reads):
+        rid += 1
+        version = first + (current - 1 - first) * k // max(1, reads - 1)
+        t0 = time.perf_counter()
+        p.stdin.write(drive.line(rid, "state/get",
+                                 {"store": "bench", "version": version, "path": "/notes/0"}))
+        p.stdin.flush()
+        drive.await_id(fd, rid)
+        samples.append((time.perf_counter() - t0) * 1e3)
+    p.stdin.close()
+    p.wait(timeout=60)
+    samples.sort()
+    return samples[len(samples) // 2], samples[-1]
+
+
 def instructions(cmd, payload):
     """Instructions (callgrind's Ir) the server runs for `payload`, start-up included."""
     with tempfile.NamedTemporaryFile() as out, tempfile.NamedTemporaryFile() as data:
@@ -93,6 +133,7 @@ def instructions(cmd, payload):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--server", required=True)
+    parser.add_argument("--baseline-server", help="another build, for state/get side by side")
     options = parser.parse_args()
     record = tempfile.NamedTemporaryFile(suffix=".ndjson", delete=False).name
     variants = {
@@ -111,9 +152,25 @@ def main():
             throughput[name] = max(throughput[name], result["per_second"])
             result = run_drive("bigstate", notes, edits, "--", *cmd)
             edit_us[name] = min(edit_us[name], result["per_action_us"])
+    big = n(100_000)
+    big_edit_us = {name: float("inf") for name in variants}
+    for _ in range(2):
+        for name, cmd in variants.items():
+            if "--record" in cmd:
+                continue
+            result = run_drive("bigstate", big, n(2_000), "--", *cmd)
+            big_edit_us[name] = min(big_edit_us[name], result["per_action_us"])
+    builds = {"this build": options.server}
+    if options.baseline_server:
+        builds["baseline build"] = options.baseline_server
+    past = {}
+    for _ in range(2):
+        for name, server in builds.items():
+            median, worst = past_states([server, "--ephemeral"], big, n(1_500), 41)
+            best = past.get(name, (float("inf"), float("inf")))
+            past[name] = (min(best[0], median), min(best[1], worst))
     memory, big_memory = {}, {}
     payload = b"".join(drive.increment(i) for i in range(1, total + 1))
-    big = n(100_000)
     setup, edits_payload, last = big_state(big, 2000)
     for name, cmd in variants.items():
         memory[name] = peak_rss_mb(cmd, payload, total)
@@ -126,6 +183,12 @@ def main():
     for name in variants:
         print(f"{name:<26}{throughput[name]:>14,.0f}{throughput[name] / base:>7.2f}x"
               f"{edit_us[name]:>28.1f}{memory[name]:>15.1f}{big_memory[name]:>24.1f}")
+    off, on = big_edit_us["history off"], big_edit_us["history 1000"]
+    print(f"\nnotes edit at {big:,} notes: history off {off:.1f} us, history 1000 {on:.1f} us "
+          f"({on / off:.2f}x)")
+    for name, (median, worst) in past.items():
+        print(f"state/get at a past version, {big:,} notes, {name}: median {median:.2f} ms, "
+              f"max {worst:.2f} ms (41 versions over those held)")
     if shutil.which("valgrind"):
         count = n(50_000)
         payload = b"".join(drive.increment(i) for i in range(1, count + 1))

@@ -39,6 +39,17 @@ final class HistoryLog {
     var effects: [EffectLife] = []
   }
 
+  /// The published view after entry `seq` (0: the store's view when history started), at
+  /// `version`: where `state/get` at a past version starts patching forward.
+  struct Snapshot {
+    var seq: UInt64
+    var version: UInt64
+    var view: JSON
+  }
+
+  /// Versions between two snapshots (the Elm debugger's interval).
+  static let snapshotInterval: UInt64 = 64
+
   /// Entries kept per store; 0 keeps none (only `sink` hears them).
   let limit: Int
   /// The entries held, a ring once full: the oldest is at `head`, and a new entry takes the
@@ -56,12 +67,22 @@ final class HistoryLog {
   /// are reported after it.
   var starting: [EffectLife] = []
   let sink: (@MainActor (HistoryRecord) -> Void)?
+  /// Views kept every `snapshotInterval` versions, oldest first, each at or after the
+  /// checkpoint (one that the log no longer reaches forward from is dropped): at most
+  /// `limit / snapshotInterval + 1`. They share every unchanged part with the live view and
+  /// with each other, so each costs what changed since, plus one copy of the containers the
+  /// next publication edits (made then, once per interval).
+  private(set) var snapshots: [Snapshot] = []
+  /// The version of the last snapshot taken, kept even once it is dropped.
+  private var snapshotVersion: UInt64
 
-  /// A log whose checkpoint is the store's state now, at `version`.
-  init(limit: Int, version: UInt64, sink: (@MainActor (HistoryRecord) -> Void)?) {
+  /// A log whose checkpoint is the store's state now, at `version`, published as `view`.
+  init(limit: Int, version: UInt64, view: JSON, sink: (@MainActor (HistoryRecord) -> Void)?) {
     self.limit = max(0, limit)
     self.baseVersion = version
+    self.snapshotVersion = version
     self.sink = sink
+    if self.limit > 0 { snapshots = [Snapshot(seq: 0, version: version, view: view)] }
   }
 
   var keepsEntries: Bool { limit > 0 }
@@ -90,7 +111,40 @@ final class HistoryLog {
     head = head + 1 == limit ? 0 : head + 1
     baseSeq = dropped.seq
     baseVersion = dropped.version
+    if let oldest = snapshots.first, oldest.seq < baseSeq { snapshots.removeFirst() }
     return dropped
+  }
+
+  /// Keeps `view`, published after entry `seq` at `version`, when `snapshotInterval` versions
+  /// have passed since the last snapshot. `view` is read only then: one comparison per entry.
+  func snapshot(after seq: UInt64, version: UInt64, view: () -> JSON) {
+    guard keepsEntries, version >= snapshotVersion + Self.snapshotInterval else { return }
+    snapshotVersion = version
+    snapshots.append(Snapshot(seq: seq, version: version, view: view()))
+  }
+
+  /// The published view at `version` (between `firstVersion` and the current one): the
+  /// nearest snapshot at or before it, with the patches of the entries after it applied up to
+  /// `version`. Nil when no snapshot held precedes `version` (the versions between the
+  /// checkpoint and the oldest snapshot) or a patch does not apply.
+  func view(at version: UInt64) -> JSON? {
+    guard let index = snapshots.lastIndex(where: { $0.version <= version }) else { return nil }
+    let snapshot = snapshots[index]
+    var view = snapshot.view
+    var offset = Int(snapshot.seq - baseSeq)
+    while offset < items.count {
+      let item = self[offset]
+      guard item.version <= version else { break }
+      if !item.patch.isEmpty {
+        do {
+          try JSONPatch(json: .array(item.patch)).apply(to: &view)
+        } catch {
+          return nil
+        }
+      }
+      offset += 1
+    }
+    return view
   }
 
   /// The entry `offset` places after the oldest held.
