@@ -54,12 +54,19 @@ final class MainLoop {
       pollfd(fd: input, events: Int16(POLLIN), revents: 0),
     ]
     cmainqueue_drain()
+    var trim = IdleTrim()
     while true {
       let current = loop()
       fds[1].fd = current?.wantsInput == true ? input : -1
       fds[0].revents = 0
       fds[1].revents = 0
-      if poll(&fds, 2, -1) < 0 { continue }  // EINTR: a signal's handler ran; look again
+      let ready = poll(&fds, 2, trim.timeout)
+      if ready < 0 { continue }  // EINTR: a signal's handler ran; look again
+      if ready == 0 {
+        trim.idle()  // quiet for IdleTrim.delay: free memory goes back to the system
+        continue
+      }
+      trim.sawActivity()
       if fds[1].revents != 0 { current?.readAndServe() }
       if fds[0].revents != 0 {
         var value: UInt64 = 0
