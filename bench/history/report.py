@@ -11,8 +11,9 @@ busy machine slows every variant alike; the best of each is kept).
   moved on): the time of one request, at versions spread over those history holds; with
   `--baseline-server BIN`, the same against another build side by side (before and after)
 
-- when valgrind is installed: instructions per pipelined increment (callgrind), which a busy
-  machine does not disturb
+- when valgrind is installed: instructions per pipelined increment and per notes edit at
+  100,000 notes (callgrind, counted from after the set-up), which a busy machine does not
+  disturb
 
 Target: throughput with history on at least 0.9x history off.
 """
@@ -116,17 +117,41 @@ def past_states(cmd, m, edits, reads):
     return samples[len(samples) // 2], samples[-1]
 
 
-def instructions(cmd, payload):
-    """Instructions (callgrind's Ir) the server runs for `payload`, start-up included."""
-    with tempfile.NamedTemporaryFile() as out, tempfile.NamedTemporaryFile() as data:
-        data.write(payload)
-        data.flush()
-        with open(data.name, "rb") as stdin:
-            result = subprocess.run(
-                ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out.name}", *cmd],
-                stdin=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                timeout=1800)
-    found = re.search(r"Collected : (\d+)", result.stderr)
+def valgrind_copy(server, directory):
+    """valgrind cannot read the debug information of our release binary (\"possibly corrupted
+    debuginfo\"); a copy without it (symbols kept) runs."""
+    copy = os.path.join(directory, "stateserver")
+    if shutil.which("objcopy"):
+        subprocess.run(["objcopy", "--strip-debug", server, copy], check=True)
+        return copy
+    return server
+
+
+def instructions(cmd, payload, setup=b"", setup_id=None):
+    """Instructions (callgrind's Ir) the server runs for `payload` alone: counting starts once
+    `setup` (and start-up) is answered (`callgrind_control -i on`)."""
+    with tempfile.NamedTemporaryFile() as out:
+        p = subprocess.Popen(
+            ["valgrind", "--tool=callgrind", "--instr-atstart=no",
+             f"--callgrind-out-file={out.name}", *cmd],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        fd = p.stdout.fileno()
+        p.stdin.write(setup or drive.line(setup_id or 0, "store/list", {}))
+        p.stdin.flush()
+        drive.await_id(fd, setup_id or 0)
+        subprocess.run(["callgrind_control", "-i", "on", str(p.pid)], capture_output=True)
+        last = int(json.loads(payload.splitlines()[-1])["id"])
+        writer = threading.Thread(target=lambda: (p.stdin.write(payload), p.stdin.flush()))
+        writer.start()
+        drive.await_id(fd, last)
+        writer.join()
+        subprocess.run(["callgrind_control", "-i", "off", str(p.pid)], capture_output=True)
+        p.stdin.close()
+        while os.read(fd, 1 << 20):
+            pass
+        stderr = p.stderr.read().decode()
+        p.wait(timeout=600)
+    found = re.search(r"Collected : (\d+)", stderr)
     return int(found.group(1)) if found else None
 
 
@@ -189,17 +214,25 @@ def main():
     for name, (median, worst) in past.items():
         print(f"state/get at a past version, {big:,} notes, {name}: median {median:.2f} ms, "
               f"max {worst:.2f} ms (41 versions over those held)")
-    if shutil.which("valgrind"):
-        count = n(50_000)
-        payload = b"".join(drive.increment(i) for i in range(1, count + 1))
-        empty = instructions(variants["history off"], b"")
-        counted = {name: instructions(cmd, payload) for name, cmd in variants.items()
-                   if "--record" not in cmd}
-        if empty and all(counted.values()):
-            per = {name: (value - empty) / count for name, value in counted.items()}
-            print(f"\ninstructions per increment (callgrind, {count:,} increments, start-up "
-                  f"subtracted): history off {per['history off']:,.0f}, history 1000 "
-                  f"{per['history 1000']:,.0f} ({per['history off'] / per['history 1000']:.2f}x)")
+    if shutil.which("valgrind") and shutil.which("callgrind_control"):
+        with tempfile.TemporaryDirectory() as directory:
+            binary = valgrind_copy(options.server, directory)
+            plain = {name: [binary, *cmd[1:]] for name, cmd in variants.items()
+                     if "--record" not in cmd}
+            count = n(50_000)
+            payload = b"".join(drive.increment(i) for i in range(1, count + 1))
+            per = {name: (instructions(cmd, payload) or 0) / count for name, cmd in plain.items()}
+            edits = n(1_000)
+            setup, edits_payload, _ = big_state(big, edits)
+            per_edit = {name: (instructions(cmd, edits_payload, setup, 1) or 0) / edits
+                        for name, cmd in plain.items()}
+        if all(per.values()) and all(per_edit.values()):
+            off, on = per["history off"], per["history 1000"]
+            print(f"\ninstructions per increment (callgrind, {count:,} increments): history off "
+                  f"{off:,.0f}, history 1000 {on:,.0f} ({on / off:.2f}x)")
+            off, on = per_edit["history off"], per_edit["history 1000"]
+            print(f"instructions per notes edit at {big:,} notes (callgrind, {edits:,} edits): "
+                  f"history off {off:,.0f}, history 1000 {on:,.0f} ({on / off:.2f}x)")
     ratio = throughput["history 1000"] / base
     ok = ratio >= 0.9
     print(f"\nthroughput with history on / off: {ratio:.2f}x (target >= 0.9x): "

@@ -14,7 +14,7 @@ Prints one JSON line: rounds, requests, baselineMB, peakMB, finalMB, deltaMB, re
 within `--slack-mb` of the baseline), unanswered (requests without a response; must be 0), and
 with `--heap` (needs gdb) the bytes malloc holds in use and in its arenas at both samples
 (`mallinfo2`), which tell a leak (in use grows) from memory the allocator keeps (arenas grow).
-Usage: soak.py BIN [--seconds 180] [--rounds N] [--slack-mb 2] [--quiet 2] [--heap] [--verbose]
+Usage: soak.py BIN [--seconds 180] [--rounds N] [--slack-mb 4] [--quiet 2] [--heap] [--verbose]
 """
 import argparse
 import json
@@ -179,7 +179,7 @@ def main():
     parser.add_argument("bin")
     parser.add_argument("--seconds", type=float, default=180)
     parser.add_argument("--rounds", type=int, default=0, help="at least this many rounds")
-    parser.add_argument("--slack-mb", type=float, default=2)
+    parser.add_argument("--slack-mb", type=float, default=4)
     parser.add_argument("--quiet", type=float, default=2,
                         help="seconds without load before each quiet sample")
     parser.add_argument("--heap", action="store_true", help="malloc's figures too (gdb)")
@@ -214,7 +214,8 @@ def main():
               "requests": soak.requests, "unanswered": soak.unanswered,
               "baselineMB": round(baseline, 1), "peakMB": round(peak, 1),
               "finalMB": round(final, 1), "deltaMB": round(final - baseline, 1),
-              "baseline": baseline_parts, "final": final_parts, "slackMB": args.slack_mb, "returned": final <= baseline + args.slack_mb,
+              "baseline": baseline_parts, "final": final_parts, "slackMB": args.slack_mb,
+              "returned": final <= baseline + args.slack_mb,
               "exit": code}
     if args.heap:
         result["heap"] = {"baseline": baseline_heap, "final": final_heap}
