@@ -93,32 +93,34 @@ private struct Pile: Feature {
     for (earlier, later) in zip(versions, versions.dropFirst()) {
       #expect(later - earlier == HistoryLog.snapshotInterval)
     }
-    // Past the bound: only snapshots the log reaches forward from are kept.
+    // Past the bound: the oldest snapshot kept is at or before the checkpoint (the bridge of
+    // patches that fell off reaches it forward), every other one after it.
     let (bounded, _) = try recordedCounter(limit: 200, actions: 2000)
     let boundedLog = try #require(bounded.history)
     let kept = boundedLog.snapshots
-    #expect(kept.allSatisfy { $0.seq >= boundedLog.baseSeq })
-    #expect(kept.count <= 200 / Int(HistoryLog.snapshotInterval) + 1)
+    #expect(try #require(kept.first).seq <= boundedLog.baseSeq)
+    #expect(kept.dropFirst().allSatisfy { $0.seq > boundedLog.baseSeq })
+    #expect(kept.count <= 200 / Int(HistoryLog.snapshotInterval) + 2)
     #expect(kept.count >= 2)
+    #expect(boundedLog.bridge.count < Int(HistoryLog.snapshotInterval))
+    #expect(boundedLog.bridge.allSatisfy { $0.seq > kept[0].seq && $0.seq <= boundedLog.baseSeq })
   }
 
   @Test func pastViewsAcrossSnapshotBoundariesArePatchedForwardFromTheNearestSnapshot() throws {
-    // 2,000 actions through a log of 300: the oldest versions held precede every snapshot
-    // kept (they come from the checkpoint), the others from a snapshot patched forward.
-    let (store, views) = try recordedCounter(limit: 300, actions: 2000)
-    let log = try #require(store.history)
-    let first = try #require(store.firstHeldVersion)
-    let oldestSnapshot = try #require(log.snapshots.first?.version)
-    #expect(oldestSnapshot > first)
-    for version in first...store.version {
-      #expect(try store.published(at: version) == views[version], "version \(version)")
-      if version >= oldestSnapshot {
-        #expect(log.view(at: version) == views[version], "snapshot path, version \(version)")
-      } else {
-        #expect(log.view(at: version) == nil, "version \(version) precedes every snapshot")
+    // Logs of several sizes past their bound: every version held, the oldest ones included
+    // (reached from the snapshot before the checkpoint through the bridge), comes from a
+    // snapshot patched forward, equal to what was published then.
+    for (limit, actions) in [(300, 2000), (64, 500), (10, 333), (1000, 1500)] {
+      let (store, views) = try recordedCounter(limit: limit, actions: actions)
+      let log = try #require(store.history)
+      let first = try #require(store.firstHeldVersion)
+      #expect(try #require(log.snapshots.first).version <= first)
+      for version in first...store.version {
+        #expect(log.view(at: version) == views[version], "limit \(limit), version \(version)")
+        #expect(try store.published(at: version) == views[version])
       }
+      #expect(throws: HistoryError.evicted(oldest: first)) { try store.published(at: first - 1) }
     }
-    #expect(throws: HistoryError.evicted(oldest: first)) { try store.published(at: first - 1) }
   }
 
   @Test func aKeptSnapshotIsNotChangedByLaterEditsOrRewinds() throws {

@@ -15,11 +15,13 @@ import JSON
 /// (A typed snapshot of the state every 64 versions was measured first, at 3 to 6x per edit:
 /// it made the reducer's next in-place edit copy the state's containers.)
 ///
-/// The checkpoint stays for what a view cannot give: `store/rewind` needs the private state,
-/// and the fewer than 64 versions held before the oldest snapshot have none to start from.
-/// There the actions after the checkpoint are reduced again at their recorded times. When an
-/// entry falls off the log, the store reduces it onto the checkpoint, which it alone holds, so
-/// the checkpoint is edited in place as the live state is.
+/// The oldest snapshot is kept until the next one is at or before the checkpoint, with the
+/// patches of the entries that fell off the log since it (`bridge`, fewer than 64), so every
+/// version held has a snapshot to start from. The checkpoint stays for what a view cannot
+/// give: `store/rewind` needs the private state, so the actions after the checkpoint are
+/// reduced again at their recorded times. When an entry falls off the log, the store reduces
+/// it onto the checkpoint, which it alone holds, so the checkpoint is edited in place as the
+/// live state is.
 ///
 /// Not generic, on purpose: the store's code runs unspecialized behind `AnyStore`, where every
 /// generic type it touches costs a metadata lookup per use; the per-action path here touches
@@ -70,12 +72,17 @@ final class HistoryLog {
   /// are reported after it.
   var starting: [EffectLife] = []
   let sink: (@MainActor (HistoryRecord) -> Void)?
-  /// Views kept every `snapshotInterval` versions, oldest first, each at or after the
-  /// checkpoint (one that the log no longer reaches forward from is dropped): at most
-  /// `limit / snapshotInterval + 1`. They share every unchanged part with the live view and
-  /// with each other, so each costs what changed since, plus one copy of the containers the
-  /// next publication edits (made then, once per interval).
+  /// Views kept every `snapshotInterval` versions, oldest first: the oldest at or before the
+  /// checkpoint, every other one after it (the oldest is dropped once the next one is at or
+  /// before the checkpoint): at most `limit / snapshotInterval + 2`. They share every
+  /// unchanged part with the live view and with each other, so each costs what changed since,
+  /// plus one copy of the containers the next publication edits (made then, once per
+  /// interval).
   private(set) var snapshots: [Snapshot] = []
+  /// The patches of the entries that fell off the log after the oldest snapshot, so that it
+  /// still reaches the checkpoint (empty ones left out): fewer than `snapshotInterval`, as
+  /// each raised the version and the next snapshot is not yet at or before the checkpoint.
+  private(set) var bridge: [(seq: UInt64, version: UInt64, patch: [JSON])] = []
   /// The version of the last snapshot taken, kept even once it is dropped.
   private var snapshotVersion: UInt64
 
@@ -114,7 +121,14 @@ final class HistoryLog {
     head = head + 1 == limit ? 0 : head + 1
     baseSeq = dropped.seq
     baseVersion = dropped.version
-    if let oldest = snapshots.first, oldest.seq < baseSeq { snapshots.removeFirst() }
+    if snapshots.count > 1, snapshots[1].seq <= baseSeq {
+      snapshots.removeFirst()
+      let oldest = snapshots[0].seq
+      bridge.removeAll { $0.seq <= oldest }
+    }
+    if let oldest = snapshots.first, oldest.seq < dropped.seq, !dropped.patch.isEmpty {
+      bridge.append((dropped.seq, dropped.version, dropped.patch))
+    }
     return dropped
   }
 
@@ -127,25 +141,27 @@ final class HistoryLog {
   }
 
   /// The published view at `version` (between `firstVersion` and the current one): the
-  /// nearest snapshot at or before it, with the patches of the entries after it applied up to
-  /// `version`. Nil when no snapshot held precedes `version` (the versions between the
-  /// checkpoint and the oldest snapshot) or a patch does not apply.
+  /// nearest snapshot at or before it, with the patches after it applied up to `version`
+  /// (the bridge's, then the log's). Nil when no snapshot is kept (`limit` 0) or a patch does
+  /// not apply.
   func view(at version: UInt64) -> JSON? {
     guard let index = snapshots.lastIndex(where: { $0.version <= version }) else { return nil }
     let snapshot = snapshots[index]
     var view = snapshot.view
-    var offset = Int(snapshot.seq - baseSeq)
-    while offset < items.count {
-      let item = self[offset]
-      guard item.version <= version else { break }
-      if !item.patch.isEmpty {
-        do {
-          try JSONPatch(json: .array(item.patch)).apply(to: &view)
-        } catch {
-          return nil
-        }
+    do {
+      for bridged in bridge where bridged.seq > snapshot.seq {
+        guard bridged.version <= version else { return view }
+        try JSONPatch(json: .array(bridged.patch)).apply(to: &view)
       }
-      offset += 1
+      var offset = snapshot.seq > baseSeq ? Int(snapshot.seq - baseSeq) : 0
+      while offset < items.count {
+        let item = self[offset]
+        guard item.version <= version else { break }
+        if !item.patch.isEmpty { try JSONPatch(json: .array(item.patch)).apply(to: &view) }
+        offset += 1
+      }
+    } catch {
+      return nil
     }
     return view
   }

@@ -167,8 +167,8 @@ extension Store {
   }
 
   /// The published view at `version`: the nearest snapshot patched forward with the entries'
-  /// patches (HistoryLog.view(at:)); before the oldest snapshot, the checkpoint's state with
-  /// the actions after it reduced again, encoded.
+  /// patches (HistoryLog.view(at:)). Only if a patch did not apply (a bug), the checkpoint's
+  /// state with the actions after it reduced again, encoded.
   public func published(at version: UInt64) throws(HistoryError) -> JSON {
     if let history, history.keepsEntries, version <= self.version,
       version >= history.firstVersion
