@@ -9,9 +9,9 @@ import JSON
 /// the state's size or `limit`. A snapshot is the store's published JSON value itself, which
 /// shares every unchanged part with the live one: keeping it costs one retain, and the next
 /// publication copies the containers it edits (once per 64 versions). Measured at 100,000
-/// notes (`bench/history`, callgrind): an edit costs 1.24x the instructions of one without
-/// history (1.03x with the checkpoint alone), and `state/get` at a past version takes 3 to
-/// 6 ms where reducing up to 1,000 actions again from the checkpoint took about a second.
+/// notes (`bench/history`, callgrind): an edit costs 1.25x the instructions of one without
+/// history (1.03x with the checkpoint alone), and `state/get` at a past version takes 2 to
+/// 6 ms where reducing up to 1,000 actions again from the checkpoint took 0.2 to 1 s.
 /// (A typed snapshot of the state every 64 versions was measured first, at 3 to 6x per edit:
 /// it made the reducer's next in-place edit copy the state's containers.)
 ///
