@@ -76,6 +76,42 @@ def test_state_at_every_held_version_and_refusals_past_the_bound(spawn):
     assert client.request("state/get", {"store": "counter"})["version"] == 250
 
 
+def test_state_at_across_snapshot_boundaries_and_a_rewind_matches_the_states_seen_then(spawn):
+    # A snapshot of the published state is kept every 64 versions and a past state is the
+    # nearest one patched forward; the oldest versions held come from the checkpoint instead.
+    # A cart edited in place (items added, requantified, removed) and rewound midway.
+    client = spawn("--history", "300")
+    seen = {}
+
+    def record():
+        current = client.request("state/get", {"store": "cart"})
+        seen[current["version"]] = current["state"]
+
+    record()
+    for step in range(420):
+        item = f"sku-{step % 37}"
+        if step % 7 == 3:
+            client.dispatch("cart", {"type": "remove", "id": item})
+        elif step % 5 == 1:
+            client.dispatch("cart", {"type": "setQuantity", "id": item, "quantity": step % 9 + 1})
+        else:
+            client.dispatch("cart", {"type": "add", "id": item, "name": f"item {step}",
+                                     "price": step % 400 + 1})
+        record()
+        if step == 250:
+            client.rewind("cart", max(seen) - 100)
+            record()
+    first = client.history("cart")["first"]
+    current = max(seen)
+    assert current - first >= 200  # several snapshot intervals held, the bound passed
+    for version in range(first, current + 1):
+        if version in seen:
+            assert client.state_at("cart", version)["state"] == seen[version], version
+    with pytest.raises(RPCError) as evicted:
+        client.state_at("cart", first - 1)
+    assert evicted.value.data["oldest"] == first
+
+
 def test_history_off_refuses_history_requests_and_says_how_to_turn_it_on(spawn):
     client = spawn("--history", "0")
     increments(client, 2)

@@ -118,6 +118,7 @@ final class MainLoop {
       pollfd(fd: -1, events: Int16(POLLIN), revents: 0),
     ]
     cmainqueue_drain()
+    var trim = IdleTrim()
     while true {
       let current = loop()
       let source = current?.source ?? .none
@@ -128,9 +129,16 @@ final class MainLoop {
       }
       fds[0].revents = 0
       fds[1].revents = 0
-      // Lines may still wait in the inbox: look, but do not sleep.
-      let timeout: Int32 = source == .inbox && current?.mayHaveMore == true ? 0 : -1
-      if poll(&fds, 2, timeout) < 0 { continue }  // EINTR: a signal's handler ran; look again
+      // Lines may still wait in the inbox: look, but do not sleep. Otherwise wait, at most
+      // until the server has been quiet for IdleTrim.delay once something happened.
+      let timeout: Int32 = source == .inbox && current?.mayHaveMore == true ? 0 : trim.timeout
+      let ready = poll(&fds, 2, timeout)
+      if ready < 0 { continue }  // EINTR: a signal's handler ran; look again
+      if ready == 0 && timeout != 0 {
+        trim.idle()  // quiet for IdleTrim.delay: free memory goes back to the system
+        continue
+      }
+      trim.sawActivity()
       switch source {
       case .input where fds[1].revents != 0: current?.readAndServe()
       case .inbox where fds[1].revents != 0 || timeout == 0: current?.takeAndServe()

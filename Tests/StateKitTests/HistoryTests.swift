@@ -82,6 +82,69 @@ private struct Pile: Feature {
     #expect(try JSONValueEncoder().encode(Counter().view(of: base)) == views[log.firstVersion])
   }
 
+  @Test func aSnapshotIsKeptEvery64VersionsAndDroppedWhenTheLogNoLongerReachesIt() throws {
+    let (store, _) = try recordedCounter(limit: 1000, actions: 400)
+    let log = try #require(store.history)
+    let versions = log.snapshots.map(\.version)
+    // The view when history started, then one each time 64 versions have passed.
+    #expect(versions.first == 0)
+    #expect(versions.count == Int(store.version / HistoryLog.snapshotInterval) + 1)
+    for (earlier, later) in zip(versions, versions.dropFirst()) {
+      #expect(later - earlier == HistoryLog.snapshotInterval)
+    }
+    // Past the bound: the oldest snapshot kept is at or before the checkpoint (the bridge of
+    // patches that fell off reaches it forward), every other one after it.
+    let (bounded, _) = try recordedCounter(limit: 200, actions: 2000)
+    let boundedLog = try #require(bounded.history)
+    let kept = boundedLog.snapshots
+    #expect(try #require(kept.first).seq <= boundedLog.baseSeq)
+    #expect(kept.dropFirst().allSatisfy { $0.seq > boundedLog.baseSeq })
+    #expect(kept.count <= 200 / Int(HistoryLog.snapshotInterval) + 2)
+    #expect(kept.count >= 2)
+    #expect(boundedLog.bridge.count < Int(HistoryLog.snapshotInterval))
+    #expect(boundedLog.bridge.allSatisfy { $0.seq > kept[0].seq && $0.seq <= boundedLog.baseSeq })
+  }
+
+  @Test func pastViewsAcrossSnapshotBoundariesArePatchedForwardFromTheNearestSnapshot() throws {
+    // Logs of several sizes past their bound: every version held, the oldest ones included
+    // (reached from the snapshot before the checkpoint through the bridge), comes from a
+    // snapshot patched forward, equal to what was published then.
+    for (limit, actions) in [(300, 2000), (64, 500), (10, 333), (1000, 1500)] {
+      let (store, views) = try recordedCounter(limit: limit, actions: actions)
+      let log = try #require(store.history)
+      let first = try #require(store.firstHeldVersion)
+      #expect(try #require(log.snapshots.first).version <= first)
+      for version in first...store.version {
+        #expect(log.view(at: version) == views[version], "limit \(limit), version \(version)")
+        #expect(try store.published(at: version) == views[version])
+      }
+      #expect(throws: HistoryError.evicted(oldest: first)) { try store.published(at: first - 1) }
+    }
+  }
+
+  @Test func aKeptSnapshotIsNotChangedByLaterEditsOrRewinds() throws {
+    let store = Store(feature: Pile())
+    store.startHistory(limit: 1000, sink: nil)
+    var views: [UInt64: JSON] = [0: store.published]
+    for index in 0..<150 {
+      store.send(.put(item: "item \(index)"))
+      views[store.version] = store.published
+    }
+    try store.rewind(to: 70, cause: nil)
+    views[store.version] = store.published
+    for index in 150..<200 {
+      store.send(.put(item: "item \(index)"))
+      views[store.version] = store.published
+    }
+    let log = try #require(store.history)
+    #expect(log.snapshots.map(\.version) == [0, 64, 128, 192])
+    #expect(log.snapshots[1].view == views[64])
+    // Versions after the rewind patch forward through the rewind's own patch.
+    for version in 0...store.version {
+      #expect(log.view(at: version) == views[version], "version \(version)")
+    }
+  }
+
   @Test func theCheckpointMovesWithTheLogAndIsItsOwnValue() throws {
     let store = Store(feature: Pile())
     store.startHistory(limit: 10, sink: nil)

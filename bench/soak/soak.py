@@ -5,15 +5,21 @@ Each round opens stores of several features, subscribes to paths in them, sends 
 actions in one write (effects with delays, `wait: "settled"` requests, cancellations), and
 every third round stops reading stdout for a while during a burst (a slow reader: the server
 must coalesce, not queue). Then it closes the stores it opened. Resident memory (VmRSS) is
-sampled after a warm-up round (the baseline), after every round, and at the end when all is
-quiet again.
+sampled once the warm-up round is over and the server has been quiet for `--quiet` seconds
+(the baseline), after every round, and at the end when all is quiet again. The server gives
+the allocator's free memory back after a second without work (IdleTrim.swift), so both
+quiet samples are taken after it.
 
-Prints one JSON line: rounds, requests, baselineMB, peakMB, finalMB, returned (final within
-`--slack-mb` of the baseline), unanswered (requests without a response; must be 0).
-Usage: soak.py BIN [--seconds 180] [--rounds N] [--slack-mb 16] [--verbose]
+Prints one JSON line: rounds, requests, baselineMB, peakMB, finalMB, deltaMB, returned (final
+within `--slack-mb` of the baseline), unanswered (requests without a response; must be 0), and
+with `--heap` (needs gdb) the bytes malloc holds in use and in its arenas at both samples
+(`mallinfo2`), which tell a leak (in use grows) from memory the allocator keeps (arenas grow).
+Usage: soak.py BIN [--seconds 180] [--rounds N] [--slack-mb 4] [--quiet 2] [--heap] [--verbose]
 """
 import argparse
 import json
+import re
+import shutil
 import subprocess
 import sys
 import threading
@@ -64,12 +70,32 @@ class Server:
                 self.lock.wait(left)
         return set()
 
-    def rss_mb(self):
+    def rss_mb(self, field="VmRSS"):
         with open(f"/proc/{self.process.pid}/status") as status:
             for line in status:
-                if line.startswith("VmRSS:"):
+                if line.startswith(field + ":"):
                     return int(line.split()[1]) / 1024
         return 0.0
+
+    def rss_parts(self):
+        """Resident memory by kind: anonymous (heaps, stacks) and file-backed (the binary's
+        pages, touched once as code runs for the first time)."""
+        return {"anonMB": round(self.rss_mb("RssAnon"), 1),
+                "fileMB": round(self.rss_mb("RssFile"), 1)}
+
+
+def heap(pid):
+    """malloc's own figures (glibc `mallinfo2`, every arena), read through gdb: bytes in use
+    and bytes the arenas span. Nil without gdb or when it cannot attach."""
+    if not shutil.which("gdb"):
+        return None
+    out = subprocess.run(["gdb", "-p", str(pid), "-batch", "-q", "-ex", "p mallinfo2()"],
+                         capture_output=True, text=True, timeout=TIMEOUT).stdout
+    fields = dict(re.findall(r"(\w+) = (\d+)", out))
+    if "uordblks" not in fields:
+        return None
+    return {"inUseMB": round(int(fields["uordblks"]) / 2**20, 2),
+            "arenasMB": round(int(fields["arena"]) / 2**20, 2)}
 
 
 def request(rid, method, params=None):
@@ -153,14 +179,20 @@ def main():
     parser.add_argument("bin")
     parser.add_argument("--seconds", type=float, default=180)
     parser.add_argument("--rounds", type=int, default=0, help="at least this many rounds")
-    parser.add_argument("--slack-mb", type=float, default=16)
+    parser.add_argument("--slack-mb", type=float, default=4)
+    parser.add_argument("--quiet", type=float, default=2,
+                        help="seconds without load before each quiet sample")
+    parser.add_argument("--heap", action="store_true", help="malloc's figures too (gdb)")
     parser.add_argument("--verbose", action="store_true", help="RSS after every round")
     args = parser.parse_args()
     server = Server(args.bin)
     soak = Soak(server)
     soak.round(0, slow=True)  # warm-up: every code path and buffer once
     soak.exchange([request(soak.rid(), "store/list")])
+    time.sleep(args.quiet)
     baseline = server.rss_mb()
+    baseline_parts = server.rss_parts()
+    baseline_heap = heap(server.process.pid) if args.heap else None
     peak = baseline
     rounds = 1
     started = time.monotonic()
@@ -170,16 +202,23 @@ def main():
         if args.verbose:
             print(f"round {rounds}: {server.rss_mb():.1f} MB", file=sys.stderr, flush=True)
         rounds += 1
+    seconds = round(time.monotonic() - started)
     soak.exchange([request(soak.rid(), "store/list")])
-    time.sleep(1)
+    time.sleep(args.quiet)
     final = server.rss_mb()
+    final_parts = server.rss_parts()
+    final_heap = heap(server.process.pid) if args.heap else None
     server.process.stdin.close()
     code = server.process.wait(TIMEOUT)
-    result = {"seconds": round(time.monotonic() - started), "rounds": rounds,
+    result = {"seconds": seconds, "rounds": rounds,
               "requests": soak.requests, "unanswered": soak.unanswered,
               "baselineMB": round(baseline, 1), "peakMB": round(peak, 1),
-              "finalMB": round(final, 1), "returned": final <= baseline + args.slack_mb,
+              "finalMB": round(final, 1), "deltaMB": round(final - baseline, 1),
+              "baseline": baseline_parts, "final": final_parts, "slackMB": args.slack_mb,
+              "returned": final <= baseline + args.slack_mb,
               "exit": code}
+    if args.heap:
+        result["heap"] = {"baseline": baseline_heap, "final": final_heap}
     print(json.dumps(result), flush=True)
     ok = result["returned"] and soak.unanswered == 0 and code == 0
     raise SystemExit(0 if ok else 1)

@@ -10,7 +10,7 @@ extension Store {
       historyBase = nil
       return
     }
-    history = HistoryLog(limit: limit, version: version, sink: sink)
+    history = HistoryLog(limit: limit, version: version, view: published, sink: sink)
     historyBase = limit > 0 ? state : nil
   }
 
@@ -71,9 +71,11 @@ extension Store {
       history.starting.removeAll()
     }
     let made = history.sink == nil ? nil : entry(item)
+    let (seq, version) = (item.seq, item.version)
     if let dropped = history.append(item), historyBase != nil {
       advanceBase(past: dropped)
     }
+    history.snapshot(after: seq, version: version) { published }
     guard let sink = history.sink, let made else { return }
     sink(.entry(made))
     for life in started { sink(.effect(store: id, life)) }
@@ -145,9 +147,9 @@ extension Store {
     return items.map(entry)
   }
 
-  /// The private state as it was at `version` (the last state of that version): the nearest
-  /// snapshot with the actions after it reduced again, at their recorded times, effects
-  /// dropped.
+  /// The private state as it was at `version` (the last state of that version): the
+  /// checkpoint with the actions after it reduced again, at their recorded times, effects
+  /// dropped. What `store/rewind` restores (the view snapshots cannot give the private state).
   public func state(at version: UInt64) throws(HistoryError) -> F.State {
     guard let history, history.keepsEntries else { throw .off }
     guard version <= self.version else { throw .future(current: self.version) }
@@ -164,9 +166,16 @@ extension Store {
     return past
   }
 
-  /// The published view at `version`, encoded.
+  /// The published view at `version`: the nearest snapshot patched forward with the entries'
+  /// patches (HistoryLog.view(at:)). Only if a patch did not apply (a bug), the checkpoint's
+  /// state with the actions after it reduced again, encoded.
   public func published(at version: UInt64) throws(HistoryError) -> JSON {
-    if version == self.version, history?.keepsEntries == true { return published }
+    if let history, history.keepsEntries, version <= self.version,
+      version >= history.firstVersion
+    {
+      if version == self.version { return published }
+      if let view = history.view(at: version) { return view }
+    }
     let past = try state(at: version)
     return (try? JSONValueEncoder().encode(feature.view(of: past))) ?? .null
   }
