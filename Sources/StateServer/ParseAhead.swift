@@ -82,7 +82,12 @@ final class ParseAhead: @unchecked Sendable {
         guard hasInput() else {
           condition.lock()
           reading = false
+          // Batches released since `takeServed()` above: once `reading` is false no more come,
+          // so none is left held while the server idles (the idle trim could not free it).
+          let leftover = served
+          served = []
           condition.unlock()
+          _ = consume leftover  // freed here, outside the lock
           // After `reading` is cleared: a takeOver that follows this mark always finds
           // `reading` false and its signal is never lost.
           inbox.returnReading()
