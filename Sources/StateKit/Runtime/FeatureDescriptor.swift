@@ -57,16 +57,14 @@ public struct FeatureDescriptor: Sendable {
       @escaping @MainActor @Sendable (String, JSON?, (state: JSON, version: UInt64)?)
       throws(ActionError) -> any AnyStore
   ) {
-    self.name = name
-    self.publicActions = publicActions
-    self.eventNames = eventNames
-    self.caseNameProblems = caseNameProblems
-    self.isPersistent = isPersistent
-    self.schemaVersion = schemaVersion
-    self.schemas = SchemaCell(
-      resolved: FeatureSchemas(
-        view: viewSchema, actions: actionSchemas, events: eventSchemas, problems: []))
-    self.makeStore = makeStore
+    self.init(
+      name: name, publicActions: publicActions, eventNames: eventNames,
+      caseNameProblems: caseNameProblems, isPersistent: isPersistent,
+      schemaVersion: schemaVersion,
+      schemas: SchemaCell(
+        resolved: FeatureSchemas(
+          view: viewSchema, actions: actionSchemas, events: eventSchemas, problems: [])),
+      makeStore: makeStore)
   }
 
   /// A descriptor whose schemas `derive` computes on first use (once, for every copy).
@@ -78,13 +76,28 @@ public struct FeatureDescriptor: Sendable {
       @escaping @MainActor @Sendable (String, JSON?, (state: JSON, version: UInt64)?)
       throws(ActionError) -> any AnyStore
   ) {
+    self.init(
+      name: name, publicActions: publicActions, eventNames: eventNames,
+      caseNameProblems: caseNameProblems, isPersistent: isPersistent,
+      schemaVersion: schemaVersion, schemas: SchemaCell(derive: derive), makeStore: makeStore)
+  }
+
+  /// The one place the stored properties are set; the two above differ only in `schemas`.
+  private init(
+    name: String, publicActions: [String], eventNames: [String],
+    caseNameProblems: [SchemaProblem], isPersistent: Bool, schemaVersion: Int,
+    schemas: SchemaCell,
+    makeStore:
+      @escaping @MainActor @Sendable (String, JSON?, (state: JSON, version: UInt64)?)
+      throws(ActionError) -> any AnyStore
+  ) {
     self.name = name
     self.publicActions = publicActions
     self.eventNames = eventNames
     self.caseNameProblems = caseNameProblems
     self.isPersistent = isPersistent
     self.schemaVersion = schemaVersion
-    self.schemas = SchemaCell(derive: derive)
+    self.schemas = schemas
     self.makeStore = makeStore
   }
 }
