@@ -37,6 +37,26 @@ private struct Pile: Feature {
   }
 }
 
+/// A feature whose every action starts an effect that waits on a test clock: reducing its
+/// actions again for a past state must start none of them.
+private struct Spawner: Feature {
+  struct State: Codable, Equatable, Sendable {
+    var count = 0
+    var seen: [Int] = []
+  }
+  enum Action: Codable, Equatable, Sendable {
+    case bump
+  }
+  static let name = "spawner"
+  let clock: TestClock
+  var initialState: State { State() }
+  func reduce(into state: inout State, action: Action) -> Effect<Action, Never> {
+    state.count += 1
+    state.seen.append(state.count)
+    return .run { [clock] _ in try? await clock.sleep(for: .seconds(3600)) }
+  }
+}
+
 /// History in the store: the bounded log, its checkpoint, the state at a past version, rewind.
 @MainActor
 @Suite struct HistoryTests {
@@ -71,38 +91,38 @@ private struct Pile: Feature {
     }
   }
 
-  @Test func theCheckpointFollowsTheOldestEntryHeld() throws {
+  @Test func theCheckpointIsTheOldestSnapshotAndEntriesLeaveAnIntervalAtATime() throws {
     let (store, views) = try recordedCounter(limit: 64, actions: 200)
     let log = try #require(store.history)
-    #expect(log.count == 64)
-    #expect(log.baseSeq == 200 - 64)
-    // The checkpoint is the state before the oldest entry: the entries that fell off were
-    // reduced onto it, so it publishes the view at the first version held.
-    let base = try #require(store.historyBase)
+    // Snapshots after entries 0, 64, 128 and 192; the entries after 128 are fewer than 64
+    // more than the limit, so 128 is the checkpoint.
+    #expect(log.snapshots.map(\.seq) == [128, 192])
+    #expect(log.baseSeq == 128)
+    #expect(log.count == 200 - 128)
+    // The checkpoint's state is the state after its entry: it publishes the view at the first
+    // version held.
+    let base = try #require(log.snapshots.first?.state as? Counter.State)
     #expect(try JSONValueEncoder().encode(Counter().view(of: base)) == views[log.firstVersion])
+    #expect(log.firstVersion == log.snapshots[0].version)
   }
 
-  @Test func aSnapshotIsKeptEvery64VersionsAndDroppedWhenTheLogNoLongerReachesIt() throws {
+  @Test func aSnapshotIsKeptEvery64EntriesAndDroppedWithItsEntries() throws {
     let (store, _) = try recordedCounter(limit: 1000, actions: 400)
     let log = try #require(store.history)
+    // The store when history started, then one each time 64 entries have been kept.
+    #expect(log.snapshots.map(\.seq) == [0, 64, 128, 192, 256, 320, 384])
     let versions = log.snapshots.map(\.version)
-    // The view when history started, then one each time 64 versions have passed.
-    #expect(versions.first == 0)
-    #expect(versions.count == Int(store.version / HistoryLog.snapshotInterval) + 1)
     for (earlier, later) in zip(versions, versions.dropFirst()) {
-      #expect(later - earlier == HistoryLog.snapshotInterval)
+      #expect(later >= earlier && later - earlier <= HistoryLog.snapshotInterval)
     }
-    // Past the bound: the oldest snapshot kept is at or before the checkpoint (the bridge of
-    // patches that fell off reaches it forward), every other one after it.
+    // Past the bound: the oldest snapshot kept is the checkpoint, every other one after it.
     let (bounded, _) = try recordedCounter(limit: 200, actions: 2000)
     let boundedLog = try #require(bounded.history)
     let kept = boundedLog.snapshots
-    #expect(try #require(kept.first).seq <= boundedLog.baseSeq)
+    #expect(try #require(kept.first).seq == boundedLog.baseSeq)
     #expect(kept.dropFirst().allSatisfy { $0.seq > boundedLog.baseSeq })
     #expect(kept.count <= 200 / Int(HistoryLog.snapshotInterval) + 2)
     #expect(kept.count >= 2)
-    #expect(boundedLog.bridge.count < Int(HistoryLog.snapshotInterval))
-    #expect(boundedLog.bridge.allSatisfy { $0.seq > kept[0].seq && $0.seq <= boundedLog.baseSeq })
   }
 
   @Test func pastViewsAcrossSnapshotBoundariesArePatchedForwardFromTheNearestSnapshot() throws {
@@ -149,7 +169,7 @@ private struct Pile: Feature {
     let store = Store(feature: Pile())
     store.startHistory(limit: 10, sink: nil)
     for index in 0..<100 { store.send(.put(item: "item \(index)")) }
-    let base = try #require(store.historyBase)
+    let base = try #require(store.history?.snapshots.first?.state as? Pile.State)
     #expect(base.items == (0..<90).map { "item \($0)" })
     #expect(store.state.items.count == 100)
     #expect(try store.state(at: 95).items == (0..<95).map { "item \($0)" })
@@ -157,22 +177,34 @@ private struct Pile: Feature {
     #expect(throws: HistoryError.evicted(oldest: 90)) { try store.state(at: 89) }
   }
 
-  @Test func aRewindThatFallsOffTheLogBecomesTheCheckpoint() throws {
+  @Test func theStateAfterARewindCanBeTheCheckpoint() throws {
     let store = Store(feature: Pile())
     store.startHistory(limit: 3, sink: nil)
     for index in 0..<5 { store.send(.put(item: "\(index)")) }
     #expect(try store.rewind(to: 2, cause: nil) == 6)
     for index in 5..<9 { store.send(.put(item: "\(index)")) }
     #expect(store.version == 10)
-    #expect(store.historyBase?.items == ["0", "1", "5"])
+    // Snapshots every 3 entries: the one after the rewind (entry 6) is now the checkpoint.
+    let base = try #require(store.history?.snapshots.first)
+    #expect(base.seq == 6)
+    #expect((base.state as? Pile.State)?.items == ["0", "1"])
+    #expect(try store.state(at: 6).items == ["0", "1"])
     #expect(try store.state(at: 7).items == ["0", "1", "5"])
     #expect(try store.state(at: 9).items == ["0", "1", "5", "6", "7"])
   }
 
-  @Test func theLogKeepsExactlyTheLimit() throws {
+  @Test func theLogKeepsTheLimitAndFewerThanAnIntervalMore() throws {
     let (store, views) = try recordedCounter(limit: 100, actions: 1000)
     let log = try #require(store.history)
-    #expect(log.count == 100)
+    // Snapshots every 64 entries; 896 is the last whose successors reach 100.
+    #expect(log.count == 1000 - 896)
+    #expect(store.historyEntries(since: nil, limit: 1000).count == log.count)
+    let (more, _) = try recordedCounter(limit: 100, actions: 1000)
+    for step in 0..<150 {
+      more.send(.increment)
+      let count = try #require(more.history?.count)
+      #expect(count >= 100 && count < 164, "\(step) actions later")
+    }
     let first = try #require(store.firstHeldVersion)
     #expect(first == log.baseVersion)
     #expect(first > 0)
@@ -191,6 +223,43 @@ private struct Pile: Feature {
     for version in first...store.version {
       #expect(try store.published(at: version) == views[version])
     }
+  }
+
+  @Test func theOldestVersionHeldComesBackLongAfterTheLimitAndStartsNoEffect() async throws {
+    let store = Store(feature: Spawner(clock: TestClock()))
+    store.startHistory(limit: 100, sink: nil)
+    for _ in 0..<1000 { store.send(.bump) }
+    #expect(store.inFlightEffectCount == 1000)
+    let first = try #require(store.firstHeldVersion)
+    // Snapshots every 64 entries: 896 is the last whose successors reach the limit.
+    #expect(first == 896)
+    #expect(store.historyEntries(since: nil, limit: 1000).first?.version == first + 1)
+    // Every version held, the oldest, both sides of each snapshot boundary (960) and the
+    // current one, from the nearest snapshot with at most 63 actions reduced again.
+    for version in first...store.version {
+      let past = try store.state(at: version)
+      #expect(past.count == Int(version))
+      #expect(past.seen == Array(1...Int(version)))
+      #expect(try store.published(at: version) == JSONValueEncoder().encode(past))
+    }
+    #expect(throws: HistoryError.evicted(oldest: first)) { try store.state(at: first - 1) }
+    // None of those reduces started an effect.
+    #expect(store.inFlightEffectCount == 1000)
+
+    // Rewinding to the oldest version cancels every effect and starts none.
+    #expect(try store.rewind(to: first, cause: nil) == 1001)
+    #expect(store.state.seen == Array(1...896))
+    await store.idle()
+    #expect(store.inFlightEffectCount == 0)
+    // The restored state is its own value: editing it leaves the snapshots as they were.
+    for _ in 0..<200 { store.send(.bump) }
+    #expect(store.state.count == 1096)
+    let oldest = try #require(store.firstHeldVersion)
+    #expect(oldest > 1001)
+    for version in oldest...store.version {
+      #expect(try store.state(at: version).count == Int(version) - 105)
+    }
+    store.close()
   }
 
   @Test func pagesBySinceNeverSplitAVersion() throws {

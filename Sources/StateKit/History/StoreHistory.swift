@@ -7,11 +7,9 @@ extension Store {
   public func startHistory(limit: Int, sink: (@MainActor (HistoryRecord) -> Void)?) {
     guard limit > 0 || sink != nil else {
       history = nil
-      historyBase = nil
       return
     }
-    history = HistoryLog(limit: limit, version: version, view: published, sink: sink)
-    historyBase = limit > 0 ? state : nil
+    history = HistoryLog(limit: limit, version: version, view: published, state: state, sink: sink)
   }
 
   /// Whether entries are being made (history or a recording is on).
@@ -31,11 +29,12 @@ extension Store {
     _ action: F.Action, _ context: EffectContext, fromEffect: Bool, stamp: Int64? = nil
   ) -> Publication? {
     guard let history else { return nil }
-    let clock = ContinuousClock()
-    let began = clock.now
+    let began = ContinuousClock.now
     let at = stamp ?? ReduceTime.now()
     let seq = history.takeSeq()
-    let effect = ReduceTime.reducing(at: at) { feature.reduce(into: &state, action: action) }
+    let saved = ReduceTime.set(at)
+    let effect = feature.reduce(into: &state, action: action)
+    ReduceTime.restore(saved)
     if stamp == nil {
       var inner = context
       inner.origin = seq
@@ -46,9 +45,9 @@ extension Store {
       request: context.cause, action: fromEffect ? context.origin : nil)
     keep(
       HistoryLog.Item(
-        seq: seq, kind: .action, version: version, action: action, origin: origin,
+        seq: seq, kind: .action, version: version, payload: action, origin: origin,
         patch: publication?.patch ?? [], events: publication?.events ?? [], at: at,
-        duration: clock.now - began), in: history)
+        duration: ContinuousClock.now - began), in: history)
     didReduce?(action, fromEffect)
     return publication
   }
@@ -58,7 +57,7 @@ extension Store {
     guard let history else { return }
     keep(
       HistoryLog.Item(
-        seq: history.takeSeq(), kind: .events, version: version, action: nil,
+        seq: history.takeSeq(), kind: .events, version: version, payload: nil,
         origin: HistoryEntry.Origin(request: context.cause, action: context.origin),
         patch: publication.patch, events: publication.events, at: ReduceTime.now(),
         duration: .zero), in: history)
@@ -71,32 +70,15 @@ extension Store {
       history.starting.removeAll()
     }
     let made = history.sink == nil ? nil : entry(item)
-    let (seq, version) = (item.seq, item.version)
-    if let dropped = history.append(item), historyBase != nil {
-      advanceBase(past: dropped)
-    }
-    history.snapshot(after: seq, version: version) { published }
+    history.append(item) { (published, state) }
     guard let sink = history.sink, let made else { return }
     sink(.entry(made))
     for life in started { sink(.effect(store: id, life)) }
   }
 
-  /// Reduces an entry that fell off the log onto the checkpoint, in place (the store holds
-  /// the only reference to the checkpoint's storage once the live state has moved on).
-  private func advanceBase(past item: HistoryLog.Item) {
-    if case .rewind = item.kind, let restored = item.restored as? F.State {
-      historyBase = restored
-    } else if let action = item.action as? F.Action, var base = historyBase {
-      // Moved out first, so that `base` holds the only reference and the reduce edits in place.
-      historyBase = nil
-      _ = ReduceTime.reducing(at: item.at) { feature.reduce(into: &base, action: action) }
-      historyBase = base
-    }
-  }
-
   /// The public form of an item; the action is encoded only when someone reads it.
   func entry(_ item: HistoryLog.Item) -> HistoryEntry {
-    let action = item.action as? F.Action
+    let action = item.kind == .action ? item.payload as? F.Action : nil
     return HistoryEntry(
       store: id, seq: item.seq, kind: item.kind, version: item.version,
       action: { action.flatMap { try? WireFormat.encode($0) } }, origin: item.origin,
@@ -147,19 +129,22 @@ extension Store {
     return items.map(entry)
   }
 
-  /// The private state as it was at `version` (the last state of that version): the
-  /// checkpoint with the actions after it reduced again, at their recorded times, effects
-  /// dropped. What `store/rewind` restores (the view snapshots cannot give the private state).
+  /// The private state as it was at `version` (the last state of that version): the nearest
+  /// snapshot's, with the actions after it (fewer than 64) reduced again at their recorded
+  /// times, their effects dropped (never started). What `store/rewind` restores (the
+  /// published view cannot give the private state).
   public func state(at version: UInt64) throws(HistoryError) -> F.State {
     guard let history, history.keepsEntries else { throw .off }
     guard version <= self.version else { throw .future(current: self.version) }
     guard version >= history.firstVersion else { throw .evicted(oldest: history.firstVersion) }
     if version == self.version { return state }
-    guard var past = historyBase else { throw .off }
-    for item in history.path(to: version) {
-      if case .rewind = item.kind, let restored = item.restored as? F.State {
+    guard let (start, items) = history.path(to: version), var past = start as? F.State else {
+      throw .off
+    }
+    for item in items {
+      if case .rewind = item.kind, let restored = item.payload as? F.State {
         past = restored
-      } else if let action = item.action as? F.Action {
+      } else if case .action = item.kind, let action = item.payload as? F.Action {
         _ = ReduceTime.reducing(at: item.at) { feature.reduce(into: &past, action: action) }
       }
     }
@@ -167,8 +152,8 @@ extension Store {
   }
 
   /// The published view at `version`: the nearest snapshot patched forward with the entries'
-  /// patches (HistoryLog.view(at:)). Only if a patch did not apply (a bug), the checkpoint's
-  /// state with the actions after it reduced again, encoded.
+  /// patches (HistoryLog.view(at:)). Only if a patch did not apply (a bug), the nearest
+  /// snapshot's state with the actions after it reduced again, encoded.
   public func published(at version: UInt64) throws(HistoryError) -> JSON {
     if let history, history.keepsEntries, version <= self.version,
       version >= history.firstVersion
@@ -188,17 +173,16 @@ extension Store {
     let past = try state(at: version)
     generation += 1
     for effect in running.values { effect.task.cancel() }
-    let clock = ContinuousClock()
-    let began = clock.now
+    let began = ContinuousClock.now
     state = past
     let publication = publish(cause: cause)
     if let history {
       keep(
         HistoryLog.Item(
-          seq: history.takeSeq(), kind: .rewind(to: version), version: self.version, action: nil,
-          restored: past, origin: HistoryEntry.Origin(request: cause, action: nil),
+          seq: history.takeSeq(), kind: .rewind(to: version), version: self.version,
+          payload: past, origin: HistoryEntry.Origin(request: cause, action: nil),
           patch: publication?.patch ?? [], events: [], at: ReduceTime.now(),
-          duration: clock.now - began), in: history)
+          duration: ContinuousClock.now - began), in: history)
     }
     return self.version
   }
