@@ -99,9 +99,9 @@ private struct Spawner: Feature {
     #expect(log.snapshots.map(\.seq) == [128, 192])
     #expect(log.baseSeq == 128)
     #expect(log.count == 200 - 128)
-    // The checkpoint's state is the state after its entry: it publishes the view at the first
-    // version held.
-    let base = try #require(log.snapshots.first?.state as? Counter.State)
+    // The checkpoint is the state after its entry: the entries that left were reduced onto it,
+    // so it publishes the view at the first version held.
+    let base = try #require(store.historyBase)
     #expect(try JSONValueEncoder().encode(Counter().view(of: base)) == views[log.firstVersion])
     #expect(log.firstVersion == log.snapshots[0].version)
   }
@@ -169,7 +169,7 @@ private struct Spawner: Feature {
     let store = Store(feature: Pile())
     store.startHistory(limit: 10, sink: nil)
     for index in 0..<100 { store.send(.put(item: "item \(index)")) }
-    let base = try #require(store.history?.snapshots.first?.state as? Pile.State)
+    let base = try #require(store.historyBase)
     #expect(base.items == (0..<90).map { "item \($0)" })
     #expect(store.state.items.count == 100)
     #expect(try store.state(at: 95).items == (0..<95).map { "item \($0)" })
@@ -184,10 +184,10 @@ private struct Spawner: Feature {
     #expect(try store.rewind(to: 2, cause: nil) == 6)
     for index in 5..<9 { store.send(.put(item: "\(index)")) }
     #expect(store.version == 10)
-    // Snapshots every 3 entries: the one after the rewind (entry 6) is now the checkpoint.
-    let base = try #require(store.history?.snapshots.first)
-    #expect(base.seq == 6)
-    #expect((base.state as? Pile.State)?.items == ["0", "1"])
+    // Views every 3 entries: the one after the rewind (entry 6) is now the checkpoint's, and
+    // the checkpoint the state the rewind restored.
+    #expect(store.history?.baseSeq == 6)
+    #expect(store.historyBase?.items == ["0", "1"])
     #expect(try store.state(at: 6).items == ["0", "1"])
     #expect(try store.state(at: 7).items == ["0", "1", "5"])
     #expect(try store.state(at: 9).items == ["0", "1", "5", "6", "7"])
@@ -234,8 +234,8 @@ private struct Spawner: Feature {
     // Snapshots every 64 entries: 896 is the last whose successors reach the limit.
     #expect(first == 896)
     #expect(store.historyEntries(since: nil, limit: 1000).first?.version == first + 1)
-    // Every version held, the oldest, both sides of each snapshot boundary (960) and the
-    // current one, from the nearest snapshot with at most 63 actions reduced again.
+    // Every version held: the oldest, both sides of each view boundary (960) and the current
+    // one, from the checkpoint with the actions after it reduced again.
     for version in first...store.version {
       let past = try store.state(at: version)
       #expect(past.count == Int(version))
@@ -251,7 +251,7 @@ private struct Spawner: Feature {
     #expect(store.state.seen == Array(1...896))
     await store.idle()
     #expect(store.inFlightEffectCount == 0)
-    // The restored state is its own value: editing it leaves the snapshots as they were.
+    // The restored state is its own value: editing it leaves the entries' states as they were.
     for _ in 0..<200 { store.send(.bump) }
     #expect(store.state.count == 1096)
     let oldest = try #require(store.firstHeldVersion)

@@ -1,30 +1,31 @@
 import JSON
 
 /// A store's recent past, bounded: the last `limit` entries or a few more (up to
-/// `limit + interval - 1`), where each entry and effect is reported, and a snapshot every
-/// `interval` entries (64, or `limit` when smaller): the published view and the private state
-/// after that entry. The oldest snapshot is the checkpoint: the state before the oldest entry
-/// held, the oldest one history can produce.
+/// `limit + interval - 1`), where each entry and effect is reported, the published view after
+/// every `interval`-th entry (64, or `limit` when smaller), and the checkpoint: the oldest view
+/// kept, whose private state the store keeps, typed, in `Store.historyBase`.
 ///
-/// A past state is the nearest snapshot at or before it, brought forward by at most
-/// `interval - 1` entries: `state/get` at a past version applies their patches to the
-/// snapshot's view (`view(at:)`), `store/rewind` reduces their actions again onto the
-/// snapshot's private state at their recorded times (`Store.state(at:)`). Nothing is reduced
-/// twice on the way: entries leave the log a whole interval at a time, with the snapshot
-/// before them, once the entries after the next snapshot reach `limit`. (The log used to hold
-/// exactly `limit` entries and reduce each one that fell off onto a checkpoint of its own: a
-/// fifth of a pipelined counter increment, with the patches it had to keep to bridge the
-/// oldest view snapshot to that checkpoint.)
+/// `state/get` at a past version is the nearest view at or before it with the patches of the
+/// entries after it applied (`view(at:)`): at most `interval - 1` entries of patches, whatever
+/// the state's size or `limit`. A kept view is the store's published JSON value itself, which
+/// shares every unchanged part with the live one: keeping it costs one retain, and the next
+/// publication copies the containers it edits (once per interval). `store/rewind` needs the
+/// private state, which no view holds: the checkpoint's, with the actions after it reduced
+/// again at their recorded times.
 ///
-/// A snapshot costs one retain of each value: the view is the store's published JSON value and
-/// the state the store's own, sharing every unchanged part with the live ones; the next
-/// publication and the next reduce copy the containers they edit, once per interval (see
-/// README, "History, time travel and replay", for what that costs a state of 100,000 notes).
+/// Entries leave a whole interval at a time, with the view before them, once the entries after
+/// the next view number `limit`; the store then reduces their actions onto its checkpoint, in
+/// place, in one loop (`Store.advanceBase`). (The log used to hold exactly `limit` entries,
+/// reduce each one that fell off onto the checkpoint at once, and keep the patches bridging the
+/// oldest view to it: a fifth of a pipelined counter increment, mostly the per-call costs of
+/// the store's unspecialized generic code. A typed snapshot of the private state with each view,
+/// which would need no reduce at all, was measured too: at 100,000 notes every one made the next
+/// edit copy the notes array, 1.5x the instructions of an edit without history, and kept its
+/// own copy, 130 MB more in all.)
 ///
 /// Not generic, on purpose: the store's code runs unspecialized behind `AnyStore`, where every
 /// generic type it touches costs a metadata lookup per use; the per-action path here touches
-/// none. The store's actions and states are kept as `any Sendable` and cast back only when a
-/// past state is asked for.
+/// none. The store's actions are kept as `any Sendable` and cast back only when read.
 @MainActor
 final class HistoryLog {
   struct Item {
@@ -32,8 +33,9 @@ final class HistoryLog {
     var kind: HistoryEntry.Kind
     var version: UInt64
     /// The action, as the feature's `Action` (cast back by the store); for a rewind, the
-    /// state it restored, as the feature's `State`.
-    var payload: (any Sendable)?
+    /// state it restored, as the feature's `State`; `()` for events. (Not optional: binding an
+    /// optional existential copied it once more per action.)
+    var payload: any Sendable
     var origin: HistoryEntry.Origin
     var patch: [JSON]
     var events: [JSON]
@@ -42,22 +44,21 @@ final class HistoryLog {
     var effects: [EffectLife] = []
   }
 
-  /// The store after entry `seq` (0: when history started), at `version`: its published view
-  /// and its private state (the feature's `State`), where a past state starts.
+  /// The published view after entry `seq` (0: the store's view when history started), at
+  /// `version`: where `state/get` at a past version starts patching forward.
   struct Snapshot {
     var seq: UInt64
     var version: UInt64
     var view: JSON
-    var state: any Sendable
   }
 
-  /// Entries between two snapshots at most (the Elm debugger's interval).
+  /// Entries between two kept views at most (the Elm debugger's interval).
   static let snapshotInterval: UInt64 = 64
 
   /// Entries kept per store at least, once that many were made; 0 keeps none (only `sink`
   /// hears them).
   let limit: Int
-  /// Entries between two snapshots: `snapshotInterval`, or `limit` when smaller, so that a
+  /// Entries between two kept views: `snapshotInterval`, or `limit` when smaller, so that a
   /// small log holds fewer than twice its limit.
   let interval: UInt64
   /// The entries held, a ring of `limit + interval` places once full: the oldest is at
@@ -76,22 +77,18 @@ final class HistoryLog {
   /// are reported after it.
   var starting: [EffectLife] = []
   let sink: (@MainActor (HistoryRecord) -> Void)?
-  /// A snapshot every `interval` entries, oldest first; the first is the checkpoint: at most
+  /// A view every `interval` entries, oldest first; the first is the checkpoint's: at most
   /// `limit / interval + 2`.
   private(set) var snapshots: [Snapshot] = []
 
-  /// A log whose checkpoint is the store now: `state` (the feature's `State`) at `version`,
-  /// published as `view`.
-  init(
-    limit: Int, version: UInt64, view: JSON, state: any Sendable,
-    sink: (@MainActor (HistoryRecord) -> Void)?
-  ) {
+  /// A log whose checkpoint is the store now, at `version`, published as `view`.
+  init(limit: Int, version: UInt64, view: JSON, sink: (@MainActor (HistoryRecord) -> Void)?) {
     self.limit = max(0, limit)
     self.interval = max(1, min(Self.snapshotInterval, UInt64(self.limit)))
     self.baseVersion = version
     self.sink = sink
     if self.limit > 0 {
-      snapshots = [Snapshot(seq: 0, version: version, view: view, state: state)]
+      snapshots = [Snapshot(seq: 0, version: version, view: view)]
     }
   }
 
@@ -106,12 +103,12 @@ final class HistoryLog {
     return seq
   }
 
-  /// Keeps an entry; every `interval` entries asks `snapshot` for the store's view and state
-  /// after it, and lets the oldest interval of entries go once the log holds `limit` after
-  /// the snapshot that follows them.
-  func append(_ item: consuming Item, snapshot: () -> (view: JSON, state: any Sendable)) {
+  /// Keeps an entry, and every `interval` entries the store's view after it (`view` is read
+  /// only then). Returns how many of the oldest entries are to leave (0 but once an interval):
+  /// the store reduces them onto its checkpoint (`takeLeaving(_:)`), then calls `dropLeaving()`.
+  func append(_ item: consuming Item, view: () -> JSON) -> Int {
     making = nil
-    guard keepsEntries else { return }
+    guard keepsEntries else { return 0 }
     let (seq, version) = (item.seq, item.version)
     let capacity = limit + Int(interval)
     if items.count < capacity {
@@ -122,16 +119,34 @@ final class HistoryLog {
     }
     count += 1
     if seq - snapshots[snapshots.count - 1].seq >= interval {
-      let (view, state) = snapshot()
-      snapshots.append(Snapshot(seq: seq, version: version, view: view, state: state))
+      snapshots.append(Snapshot(seq: seq, version: version, view: view()))
     }
-    // The second snapshot becomes the checkpoint when the entries after it are `limit`.
-    guard snapshots.count > 1, seq - snapshots[1].seq >= UInt64(limit) else { return }
+    // The second view becomes the checkpoint's when the entries after it number `limit`.
+    guard snapshots.count > 1, seq - snapshots[1].seq >= UInt64(limit) else { return 0 }
+    return Int(snapshots[1].seq - baseSeq)
+  }
+
+  /// What the store reduces onto its checkpoint of the `offset`-th oldest entry, which is
+  /// leaving: its kind, action (or state restored), moved out rather than copied, and time
+  /// stamp.
+  func takeLeaving(_ offset: Int) -> (
+    kind: HistoryEntry.Kind, payload: any Sendable, at: Int64
+  ) {
+    let index = head + offset < items.count ? head + offset : head + offset - items.count
+    var payload: any Sendable = ()
+    swap(&payload, &items[index].payload)
+    return (items[index].kind, payload, items[index].at)
+  }
+
+  /// Lets the oldest interval of entries go, with the view before them: the next view is now
+  /// the checkpoint's. (Their places in the ring are taken by the next entries.)
+  func dropLeaving() {
+    guard snapshots.count > 1 else { return }
     let dropped = Int(snapshots[1].seq - baseSeq)
     snapshots.removeFirst()
     baseSeq = snapshots[0].seq
     baseVersion = snapshots[0].version
-    head = (head + dropped) % capacity
+    head = (head + dropped) % (limit + Int(interval))
     count -= dropped
   }
 
@@ -156,14 +171,12 @@ final class HistoryLog {
     return view
   }
 
-  /// Where the private state at `version` (between `firstVersion` and the current one) starts:
-  /// the last snapshot at or before it, and the entries after it to bring forward, those up to
-  /// the last one whose version is at most `version` (fewer than `interval`).
-  func path(to version: UInt64) -> (state: any Sendable, items: [Item])? {
-    guard let snapshot = snapshots.last(where: { $0.version <= version }) else { return nil }
-    let start = Int(snapshot.seq - baseSeq)
-    let end = Int(firstSeq(after: version) - baseSeq - 1)
-    return (snapshot.state, (start..<max(start, end)).map { self[$0] })
+  /// The entries to reduce again, after the checkpoint, to reach the last state at `version`
+  /// (which must be between `firstVersion` and the current version): those up to the last
+  /// one whose version is at most `version`.
+  func path(to version: UInt64) -> [Item] {
+    let end = firstSeq(after: version)
+    return (0..<Int(end - baseSeq - 1)).map { self[$0] }
   }
 
   /// The entry `offset` places after the oldest held.

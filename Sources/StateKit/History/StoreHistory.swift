@@ -7,9 +7,11 @@ extension Store {
   public func startHistory(limit: Int, sink: (@MainActor (HistoryRecord) -> Void)?) {
     guard limit > 0 || sink != nil else {
       history = nil
+      historyBase = nil
       return
     }
-    history = HistoryLog(limit: limit, version: version, view: published, state: state, sink: sink)
+    history = HistoryLog(limit: limit, version: version, view: published, sink: sink)
+    historyBase = limit > 0 ? state : nil
   }
 
   /// Whether entries are being made (history or a recording is on).
@@ -29,7 +31,7 @@ extension Store {
     _ action: F.Action, _ context: EffectContext, fromEffect: Bool, stamp: Int64? = nil
   ) -> Publication? {
     guard let history else { return nil }
-    let began = ContinuousClock.now
+    let began = ReduceTime.ticks()
     let at = stamp ?? ReduceTime.now()
     let seq = history.takeSeq()
     let saved = ReduceTime.set(at)
@@ -47,7 +49,7 @@ extension Store {
       HistoryLog.Item(
         seq: seq, kind: .action, version: version, payload: action, origin: origin,
         patch: publication?.patch ?? [], events: publication?.events ?? [], at: at,
-        duration: ContinuousClock.now - began), in: history)
+        duration: .nanoseconds(ReduceTime.ticks() - began)), in: history)
     didReduce?(action, fromEffect)
     return publication
   }
@@ -57,7 +59,7 @@ extension Store {
     guard let history else { return }
     keep(
       HistoryLog.Item(
-        seq: history.takeSeq(), kind: .events, version: version, payload: nil,
+        seq: history.takeSeq(), kind: .events, version: version, payload: (),
         origin: HistoryEntry.Origin(request: context.cause, action: context.origin),
         patch: publication.patch, events: publication.events, at: ReduceTime.now(),
         duration: .zero), in: history)
@@ -70,15 +72,51 @@ extension Store {
       history.starting.removeAll()
     }
     let made = history.sink == nil ? nil : entry(item)
-    history.append(item) { (published, state) }
+    let leaving = history.append(item) { published }
+    if leaving > 0 { advanceBase(past: leaving, in: history) }
     guard let sink = history.sink, let made else { return }
     sink(.entry(made))
     for life in started { sink(.effect(store: id, life)) }
   }
 
+  /// Reduces the `count` oldest entries, which are leaving the log, onto the checkpoint in
+  /// place (the store holds the only reference to its storage once the live state has moved
+  /// on), in one loop once an interval: per entry, a cast back to the feature's action and
+  /// the reduce. Effects are dropped, never started.
+  @inline(never)
+  private func advanceBase(past count: Int, in history: HistoryLog) {
+    // Moved out first, so that `base` holds the only reference and each reduce edits in place.
+    guard var base = historyBase else { return }
+    historyBase = nil
+    for offset in 0..<count {
+      let (kind, payload, at) = history.takeLeaving(offset)
+      if case .rewind = kind, let restored = payload as? F.State {
+        base = restored
+      } else if case .action = kind, let action = Self.action(in: payload) {
+        let saved = ReduceTime.set(at)
+        _ = feature.reduce(into: &base, action: action)
+        ReduceTime.restore(saved)
+      }
+    }
+    historyBase = base
+    history.dropLeaving()
+  }
+
+  /// The action an entry's payload holds: `payload as? F.Action` by a comparison of types
+  /// instead of the runtime's dynamic cast (400 instructions per action in this unspecialized
+  /// code). The payload's own type is compared with the feature's action type, so the value is
+  /// only reinterpreted as the very type it has.
+  private static func action(in payload: any Sendable) -> F.Action? {
+    func same<Payload>(_ value: Payload) -> F.Action? {
+      guard Payload.self == F.Action.self else { return nil }
+      return unsafeBitCast(value, to: F.Action.self)
+    }
+    return same(payload)
+  }
+
   /// The public form of an item; the action is encoded only when someone reads it.
   func entry(_ item: HistoryLog.Item) -> HistoryEntry {
-    let action = item.kind == .action ? item.payload as? F.Action : nil
+    let action = item.kind == .action ? Self.action(in: item.payload) : nil
     return HistoryEntry(
       store: id, seq: item.seq, kind: item.kind, version: item.version,
       action: { action.flatMap { try? WireFormat.encode($0) } }, origin: item.origin,
@@ -129,22 +167,20 @@ extension Store {
     return items.map(entry)
   }
 
-  /// The private state as it was at `version` (the last state of that version): the nearest
-  /// snapshot's, with the actions after it (fewer than 64) reduced again at their recorded
-  /// times, their effects dropped (never started). What `store/rewind` restores (the
-  /// published view cannot give the private state).
+  /// The private state as it was at `version` (the last state of that version): the
+  /// checkpoint with the actions after it reduced again at their recorded times, their effects
+  /// dropped (never started). What `store/rewind` restores (the view snapshots cannot give the
+  /// private state).
   public func state(at version: UInt64) throws(HistoryError) -> F.State {
     guard let history, history.keepsEntries else { throw .off }
     guard version <= self.version else { throw .future(current: self.version) }
     guard version >= history.firstVersion else { throw .evicted(oldest: history.firstVersion) }
     if version == self.version { return state }
-    guard let (start, items) = history.path(to: version), var past = start as? F.State else {
-      throw .off
-    }
-    for item in items {
+    guard var past = historyBase else { throw .off }
+    for item in history.path(to: version) {
       if case .rewind = item.kind, let restored = item.payload as? F.State {
         past = restored
-      } else if case .action = item.kind, let action = item.payload as? F.Action {
+      } else if case .action = item.kind, let action = Self.action(in: item.payload) {
         _ = ReduceTime.reducing(at: item.at) { feature.reduce(into: &past, action: action) }
       }
     }
@@ -152,8 +188,8 @@ extension Store {
   }
 
   /// The published view at `version`: the nearest snapshot patched forward with the entries'
-  /// patches (HistoryLog.view(at:)). Only if a patch did not apply (a bug), the nearest
-  /// snapshot's state with the actions after it reduced again, encoded.
+  /// patches (HistoryLog.view(at:)). Only if a patch did not apply (a bug), the checkpoint's
+  /// state with the actions after it reduced again, encoded.
   public func published(at version: UInt64) throws(HistoryError) -> JSON {
     if let history, history.keepsEntries, version <= self.version,
       version >= history.firstVersion
@@ -173,7 +209,7 @@ extension Store {
     let past = try state(at: version)
     generation += 1
     for effect in running.values { effect.task.cancel() }
-    let began = ContinuousClock.now
+    let began = ReduceTime.ticks()
     state = past
     let publication = publish(cause: cause)
     if let history {
@@ -182,7 +218,7 @@ extension Store {
           seq: history.takeSeq(), kind: .rewind(to: version), version: self.version,
           payload: past, origin: HistoryEntry.Origin(request: cause, action: nil),
           patch: publication?.patch ?? [], events: [], at: ReduceTime.now(),
-          duration: ContinuousClock.now - began), in: history)
+          duration: .nanoseconds(ReduceTime.ticks() - began)), in: history)
     }
     return self.version
   }

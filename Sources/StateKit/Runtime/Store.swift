@@ -59,6 +59,8 @@ public final class Store<F: Feature>: AnyStore {
   var isClosed = false
   /// Recent entries and what `--record` reports (StoreHistory.swift); nil when off.
   var history: HistoryLog?
+  /// The history's checkpoint: the state before its oldest entry (`HistoryLog.baseSeq`).
+  var historyBase: F.State?
   /// Raised by a rewind: actions sent by effects of an older generation are dropped, so an
   /// effect cancelled by a rewind cannot patch the restored state late.
   var generation: UInt64 = 0
