@@ -4,9 +4,9 @@ busy machine slows every variant alike; the best of each is kept).
 
 - pipelined counter increments/s (bench/server/drive.py throughput)
 - a notes edit at 10,000 and at 100,000 notes (drive.py bigstate): history keeps the published
-  view (JSON) every 64 versions, and the next publication then copies the containers it edits
+  view (JSON) every 64 entries, and the next publication then copies the containers it edits
 - peak resident memory after those runs, and after 2,000 edits at 100,000 notes: what a full
-  log of 1000 entries, its checkpoint and its view snapshots (about 17) cost
+  log of 1000 to 1063 entries, its checkpoint and its view snapshots (about 17) cost
 - `state/get` at a past version at 100,000 notes after 1,500 edits (the log full, its checkpoint
   moved on): the time of one request, at versions spread over those history holds; with
   `--baseline-server BIN`, the same against another build side by side (before and after)
