@@ -102,13 +102,14 @@ extension Store {
     history.dropLeaving()
   }
 
-  /// The action an entry's payload holds: `payload as? F.Action` by a comparison of types
-  /// instead of the runtime's dynamic cast (400 instructions per action in this unspecialized
-  /// code). The payload's own type is compared with the feature's action type, so the value is
-  /// only reinterpreted as the very type it has.
+  /// The action an entry's payload holds: `payload as? F.Action`, by a comparison of types
+  /// first instead of the runtime's dynamic cast (400 instructions per action in this
+  /// unspecialized code). The payload's own type is compared with the feature's action type, so
+  /// the value is only reinterpreted as the very type it has; any other type (a subclass, should
+  /// an action type be a class) goes through the cast.
   private static func action(in payload: any Sendable) -> F.Action? {
     func same<Payload>(_ value: Payload) -> F.Action? {
-      guard Payload.self == F.Action.self else { return nil }
+      guard Payload.self == F.Action.self else { return value as? F.Action }
       return unsafeBitCast(value, to: F.Action.self)
     }
     return same(payload)
