@@ -35,7 +35,9 @@ let package = Package(
     // libdispatch's main-queue hooks, for the server's main-thread loop (MainLoop.swift).
     .target(name: "CMainQueue"),
     .target(name: "JSON", dependencies: ["CJansson"], swiftSettings: strict),
-    .target(name: "StateKit", dependencies: ["JSON"], swiftSettings: strict),
+    .target(
+      name: "StateKit", dependencies: ["JSON"],
+      swiftSettings: strict + [.unsafeFlags(["-cross-module-optimization"])]),
     .target(name: "StateKitTesting", dependencies: ["StateKit", "JSON"], swiftSettings: strict),
     .target(
       name: "StateServer", dependencies: ["StateKit", "CSQLite", "CSignals", "CMainQueue"],
