@@ -34,7 +34,9 @@ let package = Package(
     .target(name: "CStartupSignals"),
     // libdispatch's main-queue hooks, for the server's main-thread loop (MainLoop.swift).
     .target(name: "CMainQueue"),
-    .target(name: "JSON", dependencies: ["CJansson"], swiftSettings: strict),
+    .target(
+      name: "JSON", dependencies: ["CJansson"],
+      swiftSettings: strict + [.unsafeFlags(["-cross-module-optimization"])]),
     .target(
       name: "StateKit", dependencies: ["JSON"],
       swiftSettings: strict + [.unsafeFlags(["-cross-module-optimization"])]),

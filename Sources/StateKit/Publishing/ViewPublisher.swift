@@ -67,7 +67,7 @@ struct ViewPublisher<View: Encodable & Equatable> {
       report("internal: a view patch did not apply (\(error)); publishing the whole view")
       return replaceAll(with: view)
     }
-    return patch.json.arrayValue ?? []
+    return patch.operations.map { $0.json }
   }
 
   /// Walks in a function of its own so that its references into the published JSON are
