@@ -180,10 +180,10 @@ extension JSONPointer: CustomStringConvertible {
   }
 
   private static func needsEscaping(_ token: String) -> Bool {
-    for byte in token.utf8 where byte == UInt8(ascii: "~") || byte == UInt8(ascii: "/") {
-      return true
+    var token = token
+    return token.withUTF8 { bytes in
+      bytes.contains { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }
     }
-    return false
   }
 }
 
