@@ -12,9 +12,14 @@ final class PatchWalk {
   /// what a journal wants (about as many bytes, half the work); a client's view patch diffs.
   let replacesUpdatedElements: Bool
 
-  init(marks: [JSONPointer: ArrayRevision], replacesUpdatedElements: Bool = false) {
+  /// `operations` is an empty buffer to fill (a previous walk's, to save its allocation).
+  init(
+    marks: [JSONPointer: ArrayRevision], replacesUpdatedElements: Bool = false,
+    operations: [JSONPatch.Operation] = []
+  ) {
     self.marks = marks
     self.replacesUpdatedElements = replacesUpdatedElements
+    self.operations = operations
   }
 
   /// Publishes `value` at `path`, where `old` is the JSON published there now (`nil`:
