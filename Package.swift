@@ -9,6 +9,20 @@ import PackageDescription
 //   a product, so that an application's own executable links it the same way)
 let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
 
+// Cross-module optimization for the two library layers under the features: their function
+// bodies go into their module files, so a store's send path (Store, ViewPublisher, PatchWalk;
+// `Feature._send`) is specialized in each feature's own module instead of running as generic
+// code that looks up the metadata of every type it touches: 29.0k -> 24.9k instructions per
+// pipelined increment on the main thread (callgrind), start-up 5.6M -> 4.5M. Release only.
+// Not on StateServer or globally (`-Xswiftc -cross-module-optimization`): Swift 6.3.1 then
+// compiles the executable's top-level code to fall off its end right after reading
+// `CommandLine.arguments` (a crash at start-up). Unsafe flags are allowed in a package that
+// is a path (or branch) dependency, the way Examples/ and README's applications depend on it;
+// SwiftPM refuses them in a dependency resolved by version.
+let crossModule: [SwiftSetting] = [
+  .unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))
+]
+
 let package = Package(
   name: "stateserver",
   products: [
@@ -34,8 +48,12 @@ let package = Package(
     .target(name: "CStartupSignals"),
     // libdispatch's main-queue hooks, for the server's main-thread loop (MainLoop.swift).
     .target(name: "CMainQueue"),
-    .target(name: "JSON", dependencies: ["CJansson"], swiftSettings: strict),
-    .target(name: "StateKit", dependencies: ["JSON"], swiftSettings: strict),
+    .target(
+      name: "JSON", dependencies: ["CJansson"],
+      swiftSettings: strict + crossModule),
+    .target(
+      name: "StateKit", dependencies: ["JSON"],
+      swiftSettings: strict + crossModule),
     .target(name: "StateKitTesting", dependencies: ["StateKit", "JSON"], swiftSettings: strict),
     .target(
       name: "StateServer", dependencies: ["StateKit", "CSQLite", "CSignals", "CMainQueue"],

@@ -20,12 +20,16 @@ extension JSONPatch {
   /// // ["items": [1, 2, 3]]
   /// ```
   public func apply(to document: inout JSON) throws(JSONPatchError) {
-    var undo: [Undo] = []
+    var undo = UndoLog()
     for (index, operation) in operations.enumerated() {
+      // Nothing after the last operation can fail, so its edit needs no undo entry unless it
+      // makes two (`move`: a remove, then an add that may fail). A one-operation patch (every
+      // counter increment) then allocates no log.
+      if index == operations.count - 1, !operation.editsTwice { undo.isRecording = false }
       do {
         try document.perform(operation, undo: &undo)
       } catch {
-        document.rollBack(undo)
+        document.rollBack(undo.entries)
         var located = error
         located.operationIndex = index
         throw located
@@ -38,6 +42,24 @@ extension JSONPatch {
     var copy = document
     try apply(to: &copy)
     return copy
+  }
+}
+
+extension JSONPatch.Operation {
+  /// Whether applying it makes two edits, the second of which can fail after the first.
+  fileprivate var editsTwice: Bool {
+    if case .move = self { return true }
+    return false
+  }
+}
+
+/// The undo entries of a patch being applied; `isRecording` off drops them.
+private struct UndoLog {
+  var entries: [Undo] = []
+  var isRecording = true
+
+  mutating func append(_ entry: @autoclosure () -> Undo) {
+    if isRecording { entries.append(entry()) }
   }
 }
 
@@ -55,7 +77,7 @@ private enum Undo {
 
 extension JSON {
   fileprivate mutating func perform(
-    _ operation: JSONPatch.Operation, undo: inout [Undo]
+    _ operation: JSONPatch.Operation, undo: inout UndoLog
   ) throws(JSONPatchError) {
     switch operation {
     case .add(let path, let value):
@@ -116,7 +138,7 @@ extension JSON {
   }
 
   private mutating func add(
-    _ value: JSON, at path: JSONPointer, field: String, undo: inout [Undo]
+    _ value: JSON, at path: JSONPointer, field: String, undo: inout UndoLog
   ) throws(JSONPatchError) {
     guard let key = path.tokens.last else {
       undo.append(.root(self))
@@ -154,7 +176,7 @@ extension JSON {
   }
 
   private mutating func remove(
-    at path: JSONPointer, field: String, undo: inout [Undo]
+    at path: JSONPointer, field: String, undo: inout UndoLog
   ) throws(JSONPatchError) -> JSON {
     guard let key = path.tokens.last else {
       throw JSONPatchError(
@@ -192,7 +214,7 @@ extension JSON {
   }
 
   private mutating func replace(
-    at path: JSONPointer, with value: JSON, undo: inout [Undo]
+    at path: JSONPointer, with value: JSON, undo: inout UndoLog
   ) throws(JSONPatchError) {
     guard let key = path.tokens.last else {
       undo.append(.root(self))

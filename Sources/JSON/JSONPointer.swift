@@ -158,10 +158,13 @@ public struct JSONPointer: Hashable, Sendable {
 extension JSONPointer: CustomStringConvertible {
   /// The text form, with `~` and `/` escaped: `"/items/0/a~1b"`; the root is `""`.
   public var description: String {
+    // The usual pointer of a published patch, one plain member name (`/count`): one
+    // concatenation instead of a scan and two appends (this runs for every published operation).
+    if tokens.count == 1, !Self.needsEscaping(tokens[0]) { return "/" + tokens[0] }
     var text = ""
     for token in tokens {
       text.append("/")
-      if token.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }) {
+      if Self.needsEscaping(token) {
         for scalar in token.unicodeScalars {
           switch scalar {
           case "~": text.append("~0")
@@ -174,6 +177,13 @@ extension JSONPointer: CustomStringConvertible {
       }
     }
     return text
+  }
+
+  private static func needsEscaping(_ token: String) -> Bool {
+    var token = token
+    return token.withUTF8 { bytes in
+      bytes.contains { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }
+    }
   }
 }
 

@@ -68,6 +68,28 @@ import Testing
     #expect(document == original)
   }
 
+  /// The last operation keeps no undo entry unless it edits twice: a `move` whose add fails
+  /// after its remove succeeded must still put the member back where it was.
+  @Test func failedMoveAsTheLastOperationPutsItsSourceBack() {
+    let original: JSON = ["a": 1, "b": 2, "c": 3]
+    var document = original
+    let patch = JSONPatch([.replace(path: "/c", value: 4), .move(from: "/a", path: "/none/a")])
+    #expect(throws: JSONPatchError.self) { try patch.apply(to: &document) }
+    #expect(document == original)
+    #expect(document.objectValue?.keys == ["a", "b", "c"])
+  }
+
+  @Test func failedLastOperationUndoesTheEarlierOnes() {
+    let original: JSON = ["a": 1, "b": [1, 2]]
+    var document = original
+    let patch = JSONPatch([
+      .remove(path: "/a"), .add(path: "/b/-", value: 3), .replace(path: "/x", value: 0),
+    ])
+    #expect(throws: JSONPatchError.self) { try patch.apply(to: &document) }
+    #expect(document == original)
+    #expect(document.objectValue?.keys == ["a", "b"])
+  }
+
   @Test func errorsNameTheOperationAndTheReason() {
     let document: JSON = ["list": [1, 2], "s": "text"]
     let cases: [(JSONPatch.Operation, JSONPatchError.Kind, String)] = [

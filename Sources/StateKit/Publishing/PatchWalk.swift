@@ -12,9 +12,14 @@ final class PatchWalk {
   /// what a journal wants (about as many bytes, half the work); a client's view patch diffs.
   let replacesUpdatedElements: Bool
 
-  init(marks: [JSONPointer: ArrayRevision], replacesUpdatedElements: Bool = false) {
+  /// `operations` is an empty buffer to fill (a previous walk's, to save its allocation).
+  init(
+    marks: [JSONPointer: ArrayRevision], replacesUpdatedElements: Bool = false,
+    operations: [JSONPatch.Operation] = []
+  ) {
     self.marks = marks
     self.replacesUpdatedElements = replacesUpdatedElements
+    self.operations = operations
   }
 
   /// Publishes `value` at `path`, where `old` is the JSON published there now (`nil`:
@@ -150,13 +155,17 @@ final class WalkLevel {
   private var encodedBeyondMask: Set<Int> = []
   private var encodedCount = 0
   var children: [WalkLevel] = []
-  /// Set when the value used a container the walk cannot follow; shared with nested levels.
-  private let poison: PoisonFlag
+  /// The level `visit` made, whose `poisoned` its nested levels share; `nil` for that level
+  /// itself. Unowned: it holds its nested levels (`children`) and outlives them in `visit`.
+  /// (A flag object of its own shared by all cost an allocation per visited value.)
+  private unowned let root: WalkLevel?
+  /// Set when the value used a container the walk cannot follow (on the root level only).
+  private var poisoned = false
 
-  init(path: JSONPointer, old: JSONObject, poison: PoisonFlag = PoisonFlag()) {
+  init(path: JSONPointer, old: JSONObject, root: WalkLevel? = nil) {
     self.path = path
     self.old = old
-    self.poison = poison
+    self.root = root
   }
 
   /// The old value of member `key`, noting that the new value encodes it.
@@ -185,16 +194,12 @@ final class WalkLevel {
       : encodedBeyondMask.contains(position)
   }
 
-  var isPoisoned: Bool { poison.isSet }
-  func poisonWalk() { poison.isSet = true }
+  var isPoisoned: Bool { root?.poisoned ?? poisoned }
+  func poisonWalk() { (root ?? self).poisoned = true }
 
   func nested(_ key: String, old: JSONObject) -> WalkLevel {
-    let child = WalkLevel(path: path.appending(key), old: old, poison: poison)
+    let child = WalkLevel(path: path.appending(key), old: old, root: root ?? self)
     children.append(child)
     return child
   }
-}
-
-final class PoisonFlag {
-  var isSet = false
 }

@@ -71,6 +71,16 @@ public protocol Feature: Sendable {
   func reduce(into state: inout State, action: Action) -> Effect<Action, Event>
 
   func view(of state: State) -> View
+
+  /// Reduces a client's wire action in `store`: what `Store.send(wire:cause:)` does. Do not
+  /// implement it; the default is the implementation. It is a requirement so that its witness
+  /// is compiled in the feature's own module, where the feature's type is known and the
+  /// optimizer can specialize the store's whole send path for it (with cross-module
+  /// optimization, `-cross-module-optimization`); otherwise that path runs generic code that
+  /// looks up the metadata of every generic type it touches.
+  @MainActor
+  static func _send(wire action: JSON, cause: JSON?, to store: Store<Self>) throws(ActionError)
+    -> Transaction
 }
 
 extension Feature {
@@ -79,6 +89,13 @@ extension Feature {
   public func validate(_ action: Action) throws(ActionValidationError) {}
   /// Accepts every state that decodes.
   public func validate(state: State) throws(ActionValidationError) {}
+  /// The store's own send path; see the requirement.
+  @inlinable @MainActor
+  public static func _send(wire action: JSON, cause: JSON?, to store: Store<Self>)
+    throws(ActionError) -> Transaction
+  {
+    try store.receive(wire: action, cause: cause)
+  }
 }
 
 extension Feature where View == State {

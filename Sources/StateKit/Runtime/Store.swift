@@ -184,7 +184,17 @@ public final class Store<F: Feature>: AnyStore {
   }
 
   /// Decodes, checks and reduces a client's action (see `AnyStore.send(wire:cause:)`).
+  ///
+  /// Goes through the feature's conformance (``Feature/_send(wire:cause:to:)``), whose witness
+  /// is compiled where the feature's type is known: the server calls this through the
+  /// `AnyStore` existential, where this class's own code runs unspecialized.
   public func send(wire action: JSON, cause: JSON?) throws(ActionError) -> Transaction {
+    try F._send(wire: action, cause: cause, to: self)
+  }
+
+  /// What `send(wire:cause:)` does, for ``Feature/_send(wire:cause:to:)``.
+  @usableFromInline
+  func receive(wire action: JSON, cause: JSON?) throws(ActionError) -> Transaction {
     let decoded = try decode(wire: action)
     do {
       try feature.validate(decoded)
