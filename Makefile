@@ -32,6 +32,9 @@ RELEASE_FLAGS := -c release $(SWIFT_FLAGS) --static-swift-stdlib -Xswiftc -stati
 	-Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors \
 	-Xswiftc -enforce-exclusivity=unchecked
 BIN := .build/release/stateserver
+# Cross-module optimization of JSON and StateKit in release builds (Package.swift says why it is
+# behind a variable); exported so that every build started from here agrees on it.
+export STATESERVER_CROSS_MODULE := 1
 PYTHON ?= python3
 # `make install` copies the binary (and the shell client) to $(PREFIX)/bin.
 PREFIX ?= $(HOME)/.local

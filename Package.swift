@@ -16,12 +16,13 @@ let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
 // pipelined increment on the main thread (callgrind), start-up 5.6M -> 4.5M. Release only.
 // Not on StateServer or globally (`-Xswiftc -cross-module-optimization`): Swift 6.3.1 then
 // compiles the executable's top-level code to fall off its end right after reading
-// `CommandLine.arguments` (a crash at start-up). Unsafe flags are allowed in a package that
-// is a path (or branch) dependency, the way Examples/ and README's applications depend on it;
-// SwiftPM refuses them in a dependency resolved by version.
-let crossModule: [SwiftSetting] = [
-  .unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))
-]
+// `CommandLine.arguments` (a crash at start-up).
+// Behind `STATESERVER_CROSS_MODULE=1` (the Makefile exports it): the flag is an unsafe flag,
+// and SwiftPM refuses a package resolved by version that has one, so an application that
+// depends on a tagged release gets the package without it (and the generic path).
+let crossModule: [SwiftSetting] =
+  Context.environment["STATESERVER_CROSS_MODULE"] == "1"
+  ? [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))] : []
 
 let package = Package(
   name: "stateserver",
