@@ -1,5 +1,6 @@
 import FoundationEssentials
 import JSON
+import Synchronization
 
 /// The lines committed by the main actor and not yet taken by the writer thread.
 ///
@@ -11,8 +12,11 @@ import JSON
 /// and it never crosses an event of its store. Patches are only merged into lines committed
 /// earlier, never within one commit, so a client that keeps up sees one patch per change.
 ///
-/// Merging starts only once `mergeAfter` lines wait (the client is clearly behind): until
-/// then a patch per change is cheaper to queue and truer to the client.
+/// Merging starts only once more than `mergeAfter` lines wait untaken when a commit comes (the
+/// writer is clearly behind): until then a patch per change is cheaper to queue and truer to the
+/// client. A commit into an empty queue (the writer took everything: a client that keeps up) is
+/// never merged and costs no work per line: the batch becomes the queue. The size of the commit
+/// itself does not count, since nothing of it could merge into its own lines.
 ///
 /// Memory stays bounded in bytes: every line is weighed when committed (its estimated encoded
 /// size, ``Outgoing/estimatedBytes``) and counts until the writer has written it. Past
@@ -34,7 +38,11 @@ final class OutputQueue: @unchecked Sendable {
   private var writtenBytes = 0
   private var roomWaiters: [CheckedContinuation<Void, Never>] = []
   /// The writer found stdout closed: nothing will be written again.
-  private var broken = false
+  private var broken = false {
+    didSet { brokenSeen.store(broken, ordering: .releasing) }
+  }
+  /// `broken`, readable without the lock: the main actor asks before every request.
+  private let brokenSeen = Atomic<Bool>(false)
   /// Someone is writing to stdout: the writer thread with lines it took, or the committer
   /// writing a small commit itself (``beginDirectWrite()``).
   private var writing = false
@@ -93,7 +101,7 @@ final class OutputQueue: @unchecked Sendable {
     let wasEmpty = lines.isEmpty
     defer { if wasEmpty { condition.broadcast() } }
     for size in batchSizes { queuedBytes += size }
-    if !merging && lines.count + batch.count > mergeAfter { startMerging() }
+    if !merging && lines.count > mergeAfter { startMerging() }
     guard merging else {
       for line in batch {
         if case .patch = line { continue }
@@ -228,11 +236,7 @@ final class OutputQueue: @unchecked Sendable {
   }
 
   /// Whether the writer found stdout closed.
-  var isBroken: Bool {
-    condition.lock()
-    defer { condition.unlock() }
-    return broken
-  }
+  var isBroken: Bool { brokenSeen.load(ordering: .acquiring) }
 
   /// For the writer: `bytes` of estimated output (as taken from ``next()``) are written, and
   /// `written` real bytes went out.

@@ -87,9 +87,23 @@ import Testing
   @Test func nothingMergesBeforeTheBacklogPassesTheThreshold() {
     let queue = OutputQueue(maxMessages: 100, mergeAfter: 3)
     queue.append([patch(0, 1), response(1)]) { _ in }
-    queue.append([patch(1, 2)]) { _ in }
-    queue.append([patch(2, 3)]) { _ in }  // 4 lines queued: merging starts with this commit
-    #expect(summary(queue.takeQueued() ?? []) == ["p0-1x1", "r1", "p1-3x2"])
+    queue.append([patch(1, 2)]) { _ in }  // 2 lines waited: not merged
+    queue.append([patch(2, 3)]) { _ in }  // 3 lines waited: not merged
+    #expect(!queue.isMerging)
+    queue.append([patch(3, 4)]) { _ in }  // 4 lines waited: merging starts with this commit
+    #expect(summary(queue.takeQueued() ?? []) == ["p0-1x1", "r1", "p1-2x1", "p2-4x2"])
+  }
+
+  /// A pipelining client's batch of a thousand requests, committed while the writer keeps up,
+  /// costs no merging work; the next commit still merges into its newest patch if it waits.
+  @Test func aLargeCommitIntoAnEmptyQueueIsNotMergedButMergedInto() {
+    let queue = OutputQueue(maxMessages: 100, mergeAfter: 3)
+    queue.append([patch(0, 1), response(1), patch(1, 2), response(2), patch(2, 3)]) { _ in }
+    #expect(!queue.isMerging)
+    queue.append([patch(3, 4), response(4)]) { _ in }  // 5 lines waited: merges
+    #expect(queue.isMerging)
+    #expect(
+      summary(queue.takeQueued() ?? []) == ["p0-1x1", "r1", "p1-2x1", "r2", "p2-4x2", "r4"])
   }
 
   @Test func readerWaitsOnlyPastTheBound() {
