@@ -61,7 +61,7 @@ extension Connection {
   /// Queues the held patch: before any other line, and at the commit. The state of a collapsed
   /// patch's store is still at the patch's `to`: every change of it since merged into it.
   func releaseHeld() {
-    guard var released = heldPatch else { return }
+    guard heldPatch != nil, var released = heldPatch else { return }
     heldPatch = nil
     if let store = released.whole {
       released.notice.operations = [["op": "replace", "path": "", "value": store.published]]

@@ -85,6 +85,9 @@ final class Connection {
   var role = Role.owner
   /// Every connection, when the server runs with more than one client possible (`--listen`).
   weak var hub: Hub?
+  /// The method called last: a pipelining client calls one method many times over, and
+  /// comparing its name costs less than hashing it.
+  private var lastMethod: RPCMethod?
 
   init(registry: StoreRegistry, output: OutputQueue, options: ServerOptions, log: Log) {
     self.registry = registry
@@ -206,7 +209,8 @@ final class Connection {
       let reason = "\"method\" must be a string naming the method"
       return .now(.failure(id: id ?? .null, error: .invalidRequest(reason)))
     }
-    switch request["params"] {
+    let params = request["params"]
+    switch params {
     case nil, .object?, .array?: break
     case let other?:
       let reason = "\"params\" must be an object or an array, got \(other.kindDescription)"
@@ -214,7 +218,7 @@ final class Connection {
     }
     do throws(RPCError) {
       if let refusal = refusals.first { throw .refusedParam(refusal) }
-      let outcome = try call(method, params: request["params"], id: id)
+      let outcome = try call(method, params: params, id: id)
       guard let id else {
         if case .later(let reply) = outcome { reply.onResolve = nil }
         return nil
@@ -254,7 +258,14 @@ final class Connection {
   private func call(_ name: String, params: JSON?, id: JSON?) throws(RPCError) -> Outcome {
     // Route before reading params: an unknown method is -32601 whatever its params look like
     // (JSON-RPC's own example calls an unknown `subtract` with array params).
-    guard let method = Self.methodsByName[name] else { throw .methodNotFound(name) }
+    let method: RPCMethod
+    if let lastMethod, lastMethod.name == name {
+      method = lastMethod
+    } else {
+      guard let found = Self.methodsByName[name] else { throw .methodNotFound(name) }
+      method = found
+      lastMethod = found
+    }
     if phase == .serving && output.isBroken {
       // Nobody reads our answers any more: the client is gone, so change nothing more.
       beginShutdown(reason: "stdout closed")
@@ -335,7 +346,7 @@ final class Connection {
     if !inBatch { commit() }
   }
 
-  func queue(_ line: Outgoing) {
+  func queue(_ line: consuming Outgoing) {
     let size = line.estimatedBytes
     uncommitted.append(line)
     uncommittedSizes.append(size)
@@ -355,8 +366,12 @@ final class Connection {
     let lines = uncommitted
     let sizes = uncommittedSizes
     let bytes = uncommittedBytes
-    uncommitted = []  // the queue keeps the buffer; the next batch starts a new one
+    // The queue keeps the buffers; the next batch starts new ones, as large as this one was
+    // (growing them line by line from empty cost a copy of each line about ten times a batch).
+    uncommitted = []
+    uncommitted.reserveCapacity(lines.count)
     uncommittedSizes = []
+    uncommittedSizes.reserveCapacity(lines.count)
     uncommittedBytes = 0
     if bytes <= 4096, let writeDirectly, writeDirectly(lines) { return false }
     return output.append(lines, sizes: sizes) { fanout.compact(&$0) }
@@ -378,9 +393,10 @@ final class Connection {
   func attach(_ store: any AnyStore) {
     startHistory(of: store)
     if let hub { return hub.attach(store) }
-    // Unowned, not weak (this runs once per reduced action): the store owns the closure, so
-    // it is alive whenever the closure runs, and the connection lives as long as the process.
-    store.observer = { [unowned self, unowned store] publication in
+    // Unowned, not weak (this runs once per reduced action), and unchecked: the store owns the
+    // closure, so it is alive whenever the closure runs, and the connection lives as long as
+    // the process.
+    store.observer = { [unowned(unsafe) self, unowned(unsafe) store] publication in
       self.publish(publication, of: store)
     }
     fanout.opened(store)
