@@ -71,19 +71,20 @@ public struct JSONWriter: ~Copyable {
   /// Writes the decimal digits of `value`.
   public mutating func write(unsigned value: UInt64) {
     reserve(20)  // "18446744073709551615"
+    // Counted by comparison, not division (a version is written three times per dispatch).
     var digits = 1
-    var rest = value
-    while rest >= 10 {
+    var bound: UInt64 = 10
+    while digits < 20 && value >= bound {
       digits &+= 1
-      rest /= 10
+      bound = bound &* 10
     }
     // Digits come out last first: fill the reserved room from its end.
     var position = count &+ digits
-    rest = value
+    var rest = value
     repeat {
       position &-= 1
-      let (quotient, digit) = rest.quotientAndRemainder(dividingBy: 10)
-      start[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: digit)
+      let quotient = rest / 10
+      start[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest &- quotient &* 10)
       rest = quotient
     } while rest > 0
     count &+= digits
@@ -193,8 +194,12 @@ public struct JSONWriter: ~Copyable {
   }
 
   private mutating func write(_ string: String) {
-    var string = string
-    string.withUTF8 { utf8 in write(utf8: utf8) }
+    // Native and small strings lend their UTF-8 in place; only a bridged one is copied.
+    let done: Void? = string.utf8.withContiguousStorageIfAvailable { utf8 in write(utf8: utf8) }
+    if done == nil {
+      var string = string
+      string.withUTF8 { utf8 in write(utf8: utf8) }
+    }
   }
 
   /// Escapes only what RFC 8259 requires (`"`, `\` and controls below 0x20); everything else,

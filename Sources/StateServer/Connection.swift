@@ -201,7 +201,8 @@ final class Connection {
     if let refusal = refusals.first(where: { !Self.isInParams($0.pointer) }) {
       return .now(.failure(id: id ?? .null, error: .refusedMember(refusal)))
     }
-    guard request["jsonrpc"] == "2.0" else {
+    // Compared as a string: the literal as a `JSON` would be a boxed string allocated per request.
+    guard case .string(let version)? = request["jsonrpc"], version == "2.0" else {
       let reason = "\"jsonrpc\" must be \"2.0\""
       return .now(.failure(id: id ?? .null, error: .invalidRequest(reason)))
     }
@@ -229,9 +230,7 @@ final class Connection {
       case .dispatched(let store, let version):
         return .now(.dispatched(id: id, store: store, version: version))
       case .later(let reply):
-        pending[id, default: []].append(reply)
-        reply.onFinish = { [weak self] in self?.forgetResolved(id) }
-        return .later(reply)
+        return .later(remember(reply, id: id))
       }
     } catch {
       guard let id else {
@@ -246,6 +245,14 @@ final class Connection {
       }
       return .now(.failure(id: id, error: error))
     }
+  }
+
+  /// Keeps a reply answered later by its id, for `$/cancelRequest`. A function of its own: the
+  /// closure that captures `id` made `serve` allocate a box for the id of every request.
+  private func remember(_ reply: PendingReply, id: JSON) -> PendingReply {
+    pending[id, default: []].append(reply)
+    reply.onFinish = { [weak self] in self?.forgetResolved(id) }
+    return reply
   }
 
   /// Whether a refused member lies inside `params` (not `params` itself).
@@ -340,7 +347,7 @@ final class Connection {
     if !inBatch { commit() }
   }
 
-  func emit(_ line: Outgoing) {
+  func emit(_ line: consuming Outgoing) {
     releaseHeld()
     queue(line)
     if !inBatch { commit() }

@@ -95,11 +95,14 @@ final class StdoutWriter: Sendable {
         queue.release(sizes.reduce(0, +), written: 0)
         continue
       }
-      for (line, size) in zip(lines, sizes) {
-        if case .message(.array(let elements), _) = line, size > Self.chunkBytes {
+      // By index, the lines read in place: iterating copied every line out (retaining each of
+      // its members) only to release the copy once written.
+      for index in lines.indices {
+        let size = sizes[index]
+        if size > Self.chunkBytes, case .message(.array(let elements), _) = lines[index] {
           stream(elements, estimate: size, into: &pending)
         } else {
-          encode(line, into: &pending.bytes)
+          encode(lines[index], into: &pending.bytes)
           pending.estimate += size
           if pending.bytes.count >= Self.chunkBytes { flush(&pending) }
         }
