@@ -88,6 +88,22 @@ struct WritingTests {
     #expect(writer.count == 0)
   }
 
+  /// Decimals are written two digits at a time: every length, odd and even, and the edges.
+  @Test func unsignedDecimalsOfEveryLength() {
+    var values: [UInt64] = [0, 9, 10, 99, 100, 101, 999, 1000, UInt64.max, UInt64.max - 1]
+    var power: UInt64 = 1
+    for _ in 0..<19 {
+      values += [power, power &* 7 &+ 3, power * 10 - 1]
+      power *= 10
+    }
+    for value in values {
+      var writer = JSONWriter(capacity: 1)
+      writer.write(unsigned: value)
+      let text = writer.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+      #expect(text == String(value))
+    }
+  }
+
   /// The output budget weighs a line by this estimate before it is written: never less than the
   /// text for values without escapes, and not far above it.
   @Test func theEstimatedSizeCoversTheText() throws {
