@@ -51,7 +51,13 @@ final class OutputQueue: @unchecked Sendable {
   private var pipeSeen: (written: Int, unread: Int?) = (0, nil)
   /// Per store, per subscription path: the index in `lines` of the newest patch that later
   /// patches may merge into.
-  private var mergeTargets: [String: [String: Int]] = [:]
+  private var mergeTargets: [String: [String: Int]] = [:] {
+    didSet { lastTarget = nil }
+  }
+  /// The target found last: a client behind on one subscription merges every patch into the
+  /// same queued one, found by comparing two strings instead of hashing them. Forgotten
+  /// whenever `mergeTargets` changes.
+  private var lastTarget: (store: String, path: String, index: Int)?
   private var messageCount = 0
   /// Whether `mergeTargets` is maintained: from `mergeAfter` queued lines until the writer
   /// takes them.
@@ -119,19 +125,23 @@ final class OutputQueue: @unchecked Sendable {
     }
     var added: [String: [String: Int]] = [:]
     var grown: Set<Int> = []
+    var lastGrown = -1
     for (line, size) in zip(batch, batchSizes) {
       switch line {
       case .patch(let notice):
         // Merge only a patch that continues the queued one: a subscription made anew in between
         // starts from a later version, and absorbing it would skip the versions between.
-        if let target = mergeTargets[notice.store]?[notice.path],
+        if let target = target(of: notice),
           case .patch(var queued) = lines[target], queued.to == notice.from
         {
           lines[target] = .message(.null, barriers: [])  // drop our reference: merge in place
           queued.absorb(notice)
           lines[target] = .patch(queued)
           sizes[target] += size
-          grown.insert(target)
+          if target != lastGrown {
+            grown.insert(target)
+            lastGrown = target
+          }
         } else {
           lines.append(line)
           sizes.append(size)
@@ -171,18 +181,39 @@ final class OutputQueue: @unchecked Sendable {
     return isFull
   }
 
-  /// Indexes the queued patches that later ones may merge into. Must be called with the lock
-  /// held.
+  /// The queued patch that `notice` may merge into. Must be called with the lock held.
+  private func target(of notice: PatchNotice) -> Int? {
+    if let lastTarget, lastTarget.store == notice.store, lastTarget.path == notice.path {
+      return lastTarget.index
+    }
+    guard let index = mergeTargets[notice.store]?[notice.path] else { return nil }
+    lastTarget = (notice.store, notice.path, index)
+    return index
+  }
+
+  /// Indexes the queued patches that later ones may merge into: the newest patch of each
+  /// subscription with no barrier of its store after it. Scanned from the newest line back,
+  /// so the older patches of a subscription already found are passed over without hashing.
+  /// Must be called with the lock held.
   private func startMerging() {
     merging = true
-    mergeTargets = [:]
-    for (index, line) in lines.enumerated() {
-      if case .patch(let notice) = line {
-        mergeTargets[notice.store, default: [:]][notice.path] = index
+    var targets: [String: [String: Int]] = [:]
+    /// Stores with a barrier among the lines scanned so far (newer than the line at hand).
+    var barred: Set<String> = []
+    var found: (store: String, path: String)? = nil
+    for index in lines.indices.reversed() {
+      if case .patch(let notice) = lines[index] {
+        if let found, found.store == notice.store, found.path == notice.path { continue }
+        found = (notice.store, notice.path)
+        guard !barred.contains(notice.store), targets[notice.store]?[notice.path] == nil else {
+          continue
+        }
+        targets[notice.store, default: [:]][notice.path] = index
       } else {
-        for store in line.barriers { mergeTargets[store] = nil }
+        for store in lines[index].barriers { barred.insert(store) }
       }
     }
+    mergeTargets = targets
   }
 
   /// Whether the client is behind: lines wait and later patches merge into queued ones.

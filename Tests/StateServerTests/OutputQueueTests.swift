@@ -106,6 +106,22 @@ import Testing
       summary(queue.takeQueued() ?? []) == ["p0-1x1", "r1", "p1-2x1", "r2", "p2-4x2", "r4"])
   }
 
+  /// The targets of a batch committed on the fast path are found when the next commit finds it
+  /// waiting: per subscription its newest patch, unless an event of its store came after it.
+  @Test func theTargetsOfAQueuedBatchAreItsNewestPatchesBeforeNoBarrier() {
+    let queue = OutputQueue(maxMessages: 100, mergeAfter: 0)
+    queue.append([
+      patch(0, 1), patch(0, 1, store: "t"), patch(1, 2), response(7, barrier: "t"), response(2),
+    ]) { _ in }
+    queue.append([patch(2, 3), patch(1, 2, store: "t"), patch(3, 4)]) { _ in }
+    let lines = queue.takeQueued() ?? []
+    #expect(summary(lines) == ["p0-1x1", "p0-1x1", "p1-4x3", "r7", "r2", "p1-2x1"])
+    let stores = lines.compactMap { line -> String? in
+      if case .patch(let notice) = line { notice.store } else { nil }
+    }
+    #expect(stores == ["s", "t", "s", "t"])
+  }
+
   @Test func readerWaitsOnlyPastTheBound() {
     let queue = OutputQueue(maxMessages: 2)
     queue.append([response(1)]) { _ in }
