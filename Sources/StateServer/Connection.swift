@@ -191,7 +191,7 @@ final class Connection {
       let reason = "expected a request object, got \(message.kindDescription)"
       return .now(.failure(id: .null, error: .invalidRequest(reason)))
     }
-    let id = request["id"]
+    let (id, version, methodName, params) = request.values("id", "jsonrpc", "method", "params")
     switch id {
     case nil, .string?, .integer?, .double?, .null?: break
     case let other?:
@@ -202,15 +202,14 @@ final class Connection {
       return .now(.failure(id: id ?? .null, error: .refusedMember(refusal)))
     }
     // Compared as a string: the literal as a `JSON` would be a boxed string allocated per request.
-    guard case .string(let version)? = request["jsonrpc"], version == "2.0" else {
+    guard case .string(let version)? = version, version == "2.0" else {
       let reason = "\"jsonrpc\" must be \"2.0\""
       return .now(.failure(id: id ?? .null, error: .invalidRequest(reason)))
     }
-    guard case .string(let method)? = request["method"] else {
+    guard case .string(let method)? = methodName else {
       let reason = "\"method\" must be a string naming the method"
       return .now(.failure(id: id ?? .null, error: .invalidRequest(reason)))
     }
-    let params = request["params"]
     switch params {
     case nil, .object?, .array?: break
     case let other?:
