@@ -19,8 +19,17 @@ extension JSON {
       return object.withMembers { members in
         var total = 2
         for position in members.indices {
-          total &+=
-            members[position].key.utf8.count &+ 4 &+ members[position].value.estimatedEncodedSize
+          total &+= members[position].key.utf8.count &+ 4
+          // Scalars counted here: a patch operation is an object of scalars, weighed once per
+          // line queued, and the call per member cost more than the counting.
+          switch members[position].value {
+          case .null: total &+= 4
+          case .bool: total &+= 5
+          case .integer: total &+= 20
+          case .double: total &+= 24
+          case .string(let string): total &+= string.utf8.count &+ 2
+          case .array, .object: total &+= members[position].value.estimatedEncodedSize
+          }
         }
         return total
       }
