@@ -5,7 +5,11 @@ import StateKit
 /// is behind (its output queue merges), each subscription's patches merge into one as they are
 /// made, instead of being queued one by one for the queue to merge. A stalled client then costs
 /// the serving client little: bench/attach.
-struct HeldPatch {
+///
+/// A class: whether a patch is held is asked before every line queued, and a reference answers
+/// without copying the patch out.
+@MainActor
+final class HeldPatch {
   var notice: PatchNotice
   /// Set once the merged operations of a root subscription outweigh the state: later changes
   /// only move `to`, and the patch becomes one `replace` of the whole state when released, so
@@ -13,6 +17,10 @@ struct HeldPatch {
   var whole: (any AnyStore)?
   /// The operation count at which to compare the operations with the state again (doubling).
   var checkAt = 64
+
+  init(notice: PatchNotice) {
+    self.notice = notice
+  }
 }
 
 extension Connection {
@@ -24,24 +32,21 @@ extension Connection {
     let (store, path, from, to, operations, cause) = (
       notice.store, notice.path, notice.from, notice.to, notice.operations, notice.cause
     )
-    // Compared through `heldPatch?`, never a bound copy: a copy would share the operations and make
-    // every append copy them all.
-    guard heldPatch?.notice.to == from, heldPatch?.notice.path == path,
-      heldPatch?.notice.store == store
+    // Mutated through the reference, never through a copy of the notice: a copy would share the
+    // operations and make every append copy them all.
+    guard let held = heldPatch, held.notice.to == from, held.notice.path == path,
+      held.notice.store == store
     else {
       releaseHeld()
       heldPatch = HeldPatch(notice: notice)
       return
     }
-    heldPatch?.notice.to = to
-    heldPatch?.notice.cause = cause
-    guard heldPatch?.whole == nil else { return }
-    heldPatch?.notice.operations.append(contentsOf: operations)
-    if path.isEmpty, let count = heldPatch?.notice.operations.count,
-      let checkAt = heldPatch?.checkAt,
-      count >= checkAt
-    {
-      heldPatch?.checkAt = 2 * checkAt
+    held.notice.to = to
+    held.notice.cause = cause
+    guard held.whole == nil else { return }
+    held.notice.operations.append(contentsOf: operations)
+    if path.isEmpty, held.notice.operations.count >= held.checkAt {
+      held.checkAt *= 2
       collapseHeld(storeID: store)
     }
   }
@@ -61,7 +66,7 @@ extension Connection {
   /// Queues the held patch: before any other line, and at the commit. The state of a collapsed
   /// patch's store is still at the patch's `to`: every change of it since merged into it.
   func releaseHeld() {
-    guard var released = heldPatch else { return }
+    guard let released = heldPatch else { return }
     heldPatch = nil
     if let store = released.whole {
       released.notice.operations = [["op": "replace", "path": "", "value": store.published]]

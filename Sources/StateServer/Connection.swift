@@ -85,6 +85,9 @@ final class Connection {
   var role = Role.owner
   /// Every connection, when the server runs with more than one client possible (`--listen`).
   weak var hub: Hub?
+  /// The method called last: a pipelining client calls one method many times over, and
+  /// comparing its name costs less than hashing it.
+  private var lastMethod: RPCMethod?
 
   init(registry: StoreRegistry, output: OutputQueue, options: ServerOptions, log: Log) {
     self.registry = registry
@@ -188,7 +191,7 @@ final class Connection {
       let reason = "expected a request object, got \(message.kindDescription)"
       return .now(.failure(id: .null, error: .invalidRequest(reason)))
     }
-    let id = request["id"]
+    let (id, version, methodName, params) = request.values("id", "jsonrpc", "method", "params")
     switch id {
     case nil, .string?, .integer?, .double?, .null?: break
     case let other?:
@@ -198,15 +201,16 @@ final class Connection {
     if let refusal = refusals.first(where: { !Self.isInParams($0.pointer) }) {
       return .now(.failure(id: id ?? .null, error: .refusedMember(refusal)))
     }
-    guard request["jsonrpc"] == "2.0" else {
+    // Compared as a string: the literal as a `JSON` would be a boxed string allocated per request.
+    guard case .string(let version)? = version, version == "2.0" else {
       let reason = "\"jsonrpc\" must be \"2.0\""
       return .now(.failure(id: id ?? .null, error: .invalidRequest(reason)))
     }
-    guard case .string(let method)? = request["method"] else {
+    guard case .string(let method)? = methodName else {
       let reason = "\"method\" must be a string naming the method"
       return .now(.failure(id: id ?? .null, error: .invalidRequest(reason)))
     }
-    switch request["params"] {
+    switch params {
     case nil, .object?, .array?: break
     case let other?:
       let reason = "\"params\" must be an object or an array, got \(other.kindDescription)"
@@ -214,7 +218,7 @@ final class Connection {
     }
     do throws(RPCError) {
       if let refusal = refusals.first { throw .refusedParam(refusal) }
-      let outcome = try call(method, params: request["params"], id: id)
+      let outcome = try call(method, params: params, id: id)
       guard let id else {
         if case .later(let reply) = outcome { reply.onResolve = nil }
         return nil
@@ -225,9 +229,7 @@ final class Connection {
       case .dispatched(let store, let version):
         return .now(.dispatched(id: id, store: store, version: version))
       case .later(let reply):
-        pending[id, default: []].append(reply)
-        reply.onFinish = { [weak self] in self?.forgetResolved(id) }
-        return .later(reply)
+        return .later(remember(reply, id: id))
       }
     } catch {
       guard let id else {
@@ -244,6 +246,14 @@ final class Connection {
     }
   }
 
+  /// Keeps a reply answered later by its id, for `$/cancelRequest`. A function of its own: the
+  /// closure that captures `id` made `serve` allocate a box for the id of every request.
+  private func remember(_ reply: PendingReply, id: JSON) -> PendingReply {
+    pending[id, default: []].append(reply)
+    reply.onFinish = { [weak self] in self?.forgetResolved(id) }
+    return reply
+  }
+
   /// Whether a refused member lies inside `params` (not `params` itself).
   private static func isInParams(_ pointer: JSONPointer) -> Bool {
     pointer.tokens.count >= 2 && pointer.tokens[0] == "params"
@@ -254,7 +264,14 @@ final class Connection {
   private func call(_ name: String, params: JSON?, id: JSON?) throws(RPCError) -> Outcome {
     // Route before reading params: an unknown method is -32601 whatever its params look like
     // (JSON-RPC's own example calls an unknown `subtract` with array params).
-    guard let method = Self.methodsByName[name] else { throw .methodNotFound(name) }
+    let method: RPCMethod
+    if let lastMethod, lastMethod.name == name {
+      method = lastMethod
+    } else {
+      guard let found = Self.methodsByName[name] else { throw .methodNotFound(name) }
+      method = found
+      lastMethod = found
+    }
     if phase == .serving && output.isBroken {
       // Nobody reads our answers any more: the client is gone, so change nothing more.
       beginShutdown(reason: "stdout closed")
@@ -329,13 +346,13 @@ final class Connection {
     if !inBatch { commit() }
   }
 
-  func emit(_ line: Outgoing) {
+  func emit(_ line: consuming Outgoing) {
     releaseHeld()
     queue(line)
     if !inBatch { commit() }
   }
 
-  func queue(_ line: Outgoing) {
+  func queue(_ line: consuming Outgoing) {
     let size = line.estimatedBytes
     uncommitted.append(line)
     uncommittedSizes.append(size)
@@ -355,8 +372,12 @@ final class Connection {
     let lines = uncommitted
     let sizes = uncommittedSizes
     let bytes = uncommittedBytes
-    uncommitted = []  // the queue keeps the buffer; the next batch starts a new one
+    // The queue keeps the buffers; the next batch starts new ones, as large as this one was
+    // (growing them line by line from empty cost a copy of each line about ten times a batch).
+    uncommitted = []
+    uncommitted.reserveCapacity(lines.count)
     uncommittedSizes = []
+    uncommittedSizes.reserveCapacity(lines.count)
     uncommittedBytes = 0
     if bytes <= 4096, let writeDirectly, writeDirectly(lines) { return false }
     return output.append(lines, sizes: sizes) { fanout.compact(&$0) }
@@ -378,9 +399,10 @@ final class Connection {
   func attach(_ store: any AnyStore) {
     startHistory(of: store)
     if let hub { return hub.attach(store) }
-    // Unowned, not weak (this runs once per reduced action): the store owns the closure, so
-    // it is alive whenever the closure runs, and the connection lives as long as the process.
-    store.observer = { [unowned self, unowned store] publication in
+    // Unowned, not weak (this runs once per reduced action), and unchecked: the store owns the
+    // closure, so it is alive whenever the closure runs, and the connection lives as long as
+    // the process.
+    store.observer = { [unowned(unsafe) self, unowned(unsafe) store] publication in
       self.publish(publication, of: store)
     }
     fanout.opened(store)

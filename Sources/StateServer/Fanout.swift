@@ -14,7 +14,14 @@ final class Fanout {
   /// `initialize`'s `subscribe`: whether every store is watched at its root automatically.
   var subscribesToAll = true
   /// The subscriptions of each store, by store id.
-  var subscriptions: [String: [Subscription]] = [:]
+  var subscriptions: [String: [Subscription]] = [:] {
+    didSet { lastWatched = nil }
+  }
+  /// The subscriptions of the store that published last: a client dispatching to one store
+  /// finds them without hashing its id for every publication. Forgotten whenever
+  /// `subscriptions` changes (the subscription objects themselves are shared, so their
+  /// versions stay current).
+  private var lastWatched: (store: String, subscriptions: [Subscription])?
 
   init(registry: StoreRegistry) {
     self.registry = registry
@@ -76,7 +83,13 @@ final class Fanout {
     for publication: Publication, of store: any AnyStore, cause: JSON?,
     patch: (PatchNotice) -> Void, event: (Outgoing) -> Void
   ) {
-    let watching = subscriptions[publication.store] ?? []
+    let watching: [Subscription]
+    if let lastWatched, lastWatched.store == publication.store {
+      watching = lastWatched.subscriptions
+    } else {
+      watching = subscriptions[publication.store] ?? []
+      lastWatched = (publication.store, watching)
+    }
     guard !watching.isEmpty || !publication.events.isEmpty else { return }
     if publication.to != publication.from {
       for subscription in watching {

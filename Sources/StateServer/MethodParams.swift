@@ -20,10 +20,11 @@ extension DispatchParams {
   /// sixth of the main thread's time per pipelined `dispatch`. Nil for anything else (a
   /// missing or mistyped member, a null), which the decoder reads and words the error of.
   init?(direct object: JSONObject) {
-    guard case .string(let store)? = object["store"], let action = object["action"],
-      action != .null
-    else { return nil }
-    switch object["wait"] {
+    let (storeValue, actionValue, waitValue, _) = object.values("store", "action", "wait")
+    guard case .string(let store)? = storeValue, let action = actionValue, action != .null else {
+      return nil
+    }
+    switch waitValue {
     case nil: wait = nil
     case .string(let name)?:
       guard let known = Wait(rawValue: name) else { return nil }

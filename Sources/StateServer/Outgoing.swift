@@ -48,63 +48,41 @@ enum Outgoing: Sendable {
     }
   }
 
-  /// Appends the line's bytes and its newline; on failure `bytes` is left as it was.
-  func write(to bytes: inout [UInt8]) throws(JSONWriteError) {
-    let start = bytes.count
+  /// Writes the line's bytes and its newline; on failure nothing of the line stays written.
+  func write(to writer: inout JSONWriter) throws(JSONWriteError) {
+    let start = writer.count
     do throws(JSONWriteError) {
       switch self {
       case .message(let message, _):
-        try message.write(to: &bytes)
+        try writer.write(message)
       case .response(let id, let result, _):
-        bytes.append(contentsOf: Self.idPrefix)
-        try id.write(to: &bytes)
-        bytes.append(contentsOf: #","result":"#.utf8)
-        try result.write(to: &bytes)
-        bytes.append(UInt8(ascii: "}"))
+        writer.append(#"{"jsonrpc":"2.0","id":"#)
+        try writer.write(id)
+        writer.append(#","result":"#)
+        try writer.write(result)
+        writer.append(UInt8(ascii: "}"))
       case .dispatched(let id, let store, let version):
-        bytes.append(contentsOf: Self.idPrefix)
-        try id.write(to: &bytes)
-        bytes.append(contentsOf: Self.dispatchedStore)
-        try JSON.string(store).write(to: &bytes)
-        bytes.append(contentsOf: Self.dispatchedVersion)
-        appendDecimal(version, to: &bytes)
-        bytes.append(contentsOf: Self.twoBraces)
+        writer.append(#"{"jsonrpc":"2.0","id":"#)
+        try writer.write(id)
+        writer.append(#","result":{"store":"#)
+        writer.write(string: store)
+        writer.append(#","version":"#)
+        writer.write(unsigned: version)
+        writer.append("}}")
       case .failure(let id, let error):
-        bytes.append(contentsOf: Self.idPrefix)
-        try id.write(to: &bytes)
-        bytes.append(contentsOf: #","error":"#.utf8)
-        try error.json.write(to: &bytes)
-        bytes.append(UInt8(ascii: "}"))
+        writer.append(#"{"jsonrpc":"2.0","id":"#)
+        try writer.write(id)
+        writer.append(#","error":"#)
+        try writer.write(error.json)
+        writer.append(UInt8(ascii: "}"))
       case .patch(let notice):
-        try notice.write(to: &bytes)
+        try notice.write(to: &writer)
       }
     } catch {
-      bytes.removeSubrange(start...)
+      writer.truncate(to: start)
       throw error
     }
-    bytes.append(0x0A)
-  }
-
-  // The fixed parts of the hot lines as bytes, made once: appending a string's UTF-8 view
-  // cost about 160 instructions a piece (callgrind), a byte array's a copy.
-  private static let idPrefix = Array(#"{"jsonrpc":"2.0","id":"#.utf8)
-  private static let dispatchedStore = Array(#","result":{"store":"#.utf8)
-  private static let dispatchedVersion = Array(#","version":"#.utf8)
-  fileprivate static let twoBraces = Array("}}".utf8)
-}
-
-/// Appends the decimal digits of `value`, without the `String` that `String(value).utf8`
-/// allocates.
-func appendDecimal(_ value: UInt64, to bytes: inout [UInt8]) {
-  // Most significant digit first: reversing the digits in place copied the array's slice.
-  var divisor: UInt64 = 1
-  while value / divisor >= 10 { divisor *= 10 }
-  var rest = value
-  while true {
-    bytes.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest / divisor))
-    rest %= divisor
-    if divisor == 1 { return }
-    divisor /= 10
+    writer.append(0x0A)
   }
 }
 
@@ -123,34 +101,31 @@ struct PatchNotice: Sendable {
   /// `weight` when it was last compared with the state's size, to compare only on doubling.
   var checkedWeight = 0
 
-  /// Appends the bytes of the whole notification line (without the newline).
-  func write(to bytes: inout [UInt8]) throws(JSONWriteError) {
-    bytes.append(contentsOf: Self.prefix)
-    try JSON.string(store).write(to: &bytes)
-    bytes.append(contentsOf: Self.fromKey)
-    appendDecimal(from, to: &bytes)
-    bytes.append(contentsOf: Self.toKey)
-    appendDecimal(to, to: &bytes)
-    bytes.append(contentsOf: Self.patchKey)
-    try JSON.array(operations).write(to: &bytes)
+  /// Writes the whole notification line (without the newline); the fixed parts are written as
+  /// they are, with no `JSON` value built around the operations.
+  func write(to writer: inout JSONWriter) throws(JSONWriteError) {
+    writer.append(#"{"jsonrpc":"2.0","method":"state/patch","params":{"store":"#)
+    writer.write(string: store)
+    writer.append(#","from":"#)
+    writer.write(unsigned: from)
+    writer.append(#","to":"#)
+    writer.write(unsigned: to)
+    writer.append(#","patch":["#)
+    for (position, operation) in operations.enumerated() {
+      if position > 0 { writer.append(UInt8(ascii: ",")) }
+      try writer.write(operation)
+    }
+    writer.append(UInt8(ascii: "]"))
     if let cause {
-      bytes.append(contentsOf: Self.causeKey)
-      try cause.write(to: &bytes)
+      writer.append(#","cause":"#)
+      try writer.write(cause)
     }
     if !path.isEmpty {
-      bytes.append(contentsOf: Self.pathKey)
-      try JSON.string(path).write(to: &bytes)
+      writer.append(#","path":"#)
+      writer.write(string: path)
     }
-    bytes.append(contentsOf: Outgoing.twoBraces)
+    writer.append("}}")
   }
-
-  private static let prefix = Array(
-    #"{"jsonrpc":"2.0","method":"state/patch","params":{"store":"#.utf8)
-  private static let fromKey = Array(#","from":"#.utf8)
-  private static let toKey = Array(#","to":"#.utf8)
-  private static let patchKey = Array(#","patch":"#.utf8)
-  private static let causeKey = Array(#","cause":"#.utf8)
-  private static let pathKey = Array(#","path":"#.utf8)
 
   var json: JSON {
     var params: JSONObject = [

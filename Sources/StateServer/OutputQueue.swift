@@ -1,5 +1,6 @@
 import FoundationEssentials
 import JSON
+import Synchronization
 
 /// The lines committed by the main actor and not yet taken by the writer thread.
 ///
@@ -11,8 +12,11 @@ import JSON
 /// and it never crosses an event of its store. Patches are only merged into lines committed
 /// earlier, never within one commit, so a client that keeps up sees one patch per change.
 ///
-/// Merging starts only once `mergeAfter` lines wait (the client is clearly behind): until
-/// then a patch per change is cheaper to queue and truer to the client.
+/// Merging starts only once more than `mergeAfter` lines wait untaken when a commit comes (the
+/// writer is clearly behind): until then a patch per change is cheaper to queue and truer to the
+/// client. A commit into an empty queue (the writer took everything: a client that keeps up) is
+/// never merged and costs no work per line: the batch becomes the queue. The size of the commit
+/// itself does not count, since nothing of it could merge into its own lines.
 ///
 /// Memory stays bounded in bytes: every line is weighed when committed (its estimated encoded
 /// size, ``Outgoing/estimatedBytes``) and counts until the writer has written it. Past
@@ -34,7 +38,11 @@ final class OutputQueue: @unchecked Sendable {
   private var writtenBytes = 0
   private var roomWaiters: [CheckedContinuation<Void, Never>] = []
   /// The writer found stdout closed: nothing will be written again.
-  private var broken = false
+  private var broken = false {
+    didSet { brokenSeen.store(broken, ordering: .releasing) }
+  }
+  /// `broken`, readable without the lock: the main actor asks before every request.
+  private let brokenSeen = Atomic<Bool>(false)
   /// Someone is writing to stdout: the writer thread with lines it took, or the committer
   /// writing a small commit itself (``beginDirectWrite()``).
   private var writing = false
@@ -43,7 +51,13 @@ final class OutputQueue: @unchecked Sendable {
   private var pipeSeen: (written: Int, unread: Int?) = (0, nil)
   /// Per store, per subscription path: the index in `lines` of the newest patch that later
   /// patches may merge into.
-  private var mergeTargets: [String: [String: Int]] = [:]
+  private var mergeTargets: [String: [String: Int]] = [:] {
+    didSet { lastTarget = nil }
+  }
+  /// The target found last: a client behind on one subscription merges every patch into the
+  /// same queued one, found by comparing two strings instead of hashing them. Forgotten
+  /// whenever `mergeTargets` changes.
+  private var lastTarget: (store: String, path: String, index: Int)?
   private var messageCount = 0
   /// Whether `mergeTargets` is maintained: from `mergeAfter` queued lines until the writer
   /// takes them.
@@ -93,7 +107,7 @@ final class OutputQueue: @unchecked Sendable {
     let wasEmpty = lines.isEmpty
     defer { if wasEmpty { condition.broadcast() } }
     for size in batchSizes { queuedBytes += size }
-    if !merging && lines.count + batch.count > mergeAfter { startMerging() }
+    if !merging && lines.count > mergeAfter { startMerging() }
     guard merging else {
       for line in batch {
         if case .patch = line { continue }
@@ -111,19 +125,23 @@ final class OutputQueue: @unchecked Sendable {
     }
     var added: [String: [String: Int]] = [:]
     var grown: Set<Int> = []
+    var lastGrown = -1
     for (line, size) in zip(batch, batchSizes) {
       switch line {
       case .patch(let notice):
         // Merge only a patch that continues the queued one: a subscription made anew in between
         // starts from a later version, and absorbing it would skip the versions between.
-        if let target = mergeTargets[notice.store]?[notice.path],
+        if let target = target(of: notice),
           case .patch(var queued) = lines[target], queued.to == notice.from
         {
           lines[target] = .message(.null, barriers: [])  // drop our reference: merge in place
           queued.absorb(notice)
           lines[target] = .patch(queued)
           sizes[target] += size
-          grown.insert(target)
+          if target != lastGrown {
+            grown.insert(target)
+            lastGrown = target
+          }
         } else {
           lines.append(line)
           sizes.append(size)
@@ -163,18 +181,39 @@ final class OutputQueue: @unchecked Sendable {
     return isFull
   }
 
-  /// Indexes the queued patches that later ones may merge into. Must be called with the lock
-  /// held.
+  /// The queued patch that `notice` may merge into. Must be called with the lock held.
+  private func target(of notice: PatchNotice) -> Int? {
+    if let lastTarget, lastTarget.store == notice.store, lastTarget.path == notice.path {
+      return lastTarget.index
+    }
+    guard let index = mergeTargets[notice.store]?[notice.path] else { return nil }
+    lastTarget = (notice.store, notice.path, index)
+    return index
+  }
+
+  /// Indexes the queued patches that later ones may merge into: the newest patch of each
+  /// subscription with no barrier of its store after it. Scanned from the newest line back,
+  /// so the older patches of a subscription already found are passed over without hashing.
+  /// Must be called with the lock held.
   private func startMerging() {
     merging = true
-    mergeTargets = [:]
-    for (index, line) in lines.enumerated() {
-      if case .patch(let notice) = line {
-        mergeTargets[notice.store, default: [:]][notice.path] = index
+    var targets: [String: [String: Int]] = [:]
+    /// Stores with a barrier among the lines scanned so far (newer than the line at hand).
+    var barred: Set<String> = []
+    var found: (store: String, path: String)? = nil
+    for index in lines.indices.reversed() {
+      if case .patch(let notice) = lines[index] {
+        if let found, found.store == notice.store, found.path == notice.path { continue }
+        found = (notice.store, notice.path)
+        guard !barred.contains(notice.store), targets[notice.store]?[notice.path] == nil else {
+          continue
+        }
+        targets[notice.store, default: [:]][notice.path] = index
       } else {
-        for store in line.barriers { mergeTargets[store] = nil }
+        for store in lines[index].barriers { barred.insert(store) }
       }
     }
+    mergeTargets = targets
   }
 
   /// Whether the client is behind: lines wait and later patches merge into queued ones.
@@ -228,11 +267,7 @@ final class OutputQueue: @unchecked Sendable {
   }
 
   /// Whether the writer found stdout closed.
-  var isBroken: Bool {
-    condition.lock()
-    defer { condition.unlock() }
-    return broken
-  }
+  var isBroken: Bool { brokenSeen.load(ordering: .acquiring) }
 
   /// For the writer: `bytes` of estimated output (as taken from ``next()``) are written, and
   /// `written` real bytes went out.

@@ -12,7 +12,10 @@ import JSON
 ///   result: OpenRPC.stateResult, errors: [.unknownStore, .invalidParams]
 /// ) { connection, params, _ throws(RPCError) in try connection.getState(params) }
 /// ```
-struct RPCMethod: Sendable {
+///
+/// A class: routing hands the same method out once per request, and a reference is copied with
+/// one retain where the struct's four members took four.
+final class RPCMethod: Sendable {
   /// What a client writes in `method`.
   let name: String
   /// Whether it is served while the server drains; every other method answers `-32010` then.

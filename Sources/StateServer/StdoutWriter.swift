@@ -55,8 +55,7 @@ final class StdoutWriter: Sendable {
   /// per pipe's worth of output instead of a system call per request.
   func writeDirectly(_ lines: [Outgoing]) -> Bool {
     guard pipeCapacity > 0, let unreadAtMost = queue.beginDirectWrite() else { return false }
-    var bytes: [UInt8] = []
-    bytes.reserveCapacity(512)
+    var bytes = JSONWriter()
     for line in lines { encode(line, into: &bytes) }
     var measured: Int? = nil
     if unreadAtMost > pipeCapacity - bytes.count {
@@ -80,36 +79,36 @@ final class StdoutWriter: Sendable {
     thread.start()
   }
 
-  /// The bytes encoded and not yet written, and the estimated output they stand for.
-  private struct Pending {
-    var bytes: [UInt8] = []
+  /// The bytes encoded and not yet written, and the estimated output they stand for. One
+  /// buffer for the thread's life: every line is encoded straight into it.
+  private struct Pending: ~Copyable {
+    var bytes = JSONWriter(capacity: 1 << 20)
     var estimate = 0
     var broken = false
   }
 
   private func run() {
     var pending = Pending()
-    pending.bytes.reserveCapacity(1 << 20)
     while let (lines, sizes) = queue.next() {
       guard !pending.broken else {
         // The client is gone: keep consuming so nothing waits on us.
         queue.release(sizes.reduce(0, +), written: 0)
         continue
       }
-      for (line, size) in zip(lines, sizes) {
-        if case .message(.array(let elements), _) = line, size > Self.chunkBytes {
+      // By index, the lines read in place: iterating copied every line out (retaining each of
+      // its members) only to release the copy once written.
+      for index in lines.indices {
+        let size = sizes[index]
+        if size > Self.chunkBytes, case .message(.array(let elements), _) = lines[index] {
           stream(elements, estimate: size, into: &pending)
         } else {
-          encode(line, into: &pending.bytes)
+          encode(lines[index], into: &pending.bytes)
           pending.estimate += size
           if pending.bytes.count >= Self.chunkBytes { flush(&pending) }
         }
       }
       flush(&pending)
-      if pending.bytes.capacity > 16 << 20 {
-        pending.bytes = []
-        pending.bytes.reserveCapacity(1 << 20)
-      }
+      if pending.bytes.capacity > 16 << 20 { pending.bytes = JSONWriter(capacity: 1 << 20) }
     }
   }
 
@@ -121,14 +120,14 @@ final class StdoutWriter: Sendable {
       if index > 0 { pending.bytes.append(UInt8(ascii: ",")) }
       let start = pending.bytes.count
       do {
-        try element.write(to: &pending.bytes)
+        try pending.bytes.write(element)
       } catch {
-        pending.bytes.removeSubrange(start...)
         encodeFailure(of: element["id"], error, into: &pending.bytes)
         if pending.bytes.count > start {
-          pending.bytes.removeLast()  // its newline: this is an element, not a line
+          // its newline: this is an element, not a line
+          pending.bytes.truncate(to: pending.bytes.count - 1)
         } else {
-          pending.bytes.append(contentsOf: "null".utf8)
+          pending.bytes.append("null")
         }
       }
       if pending.bytes.count >= Self.chunkBytes {
@@ -138,13 +137,13 @@ final class StdoutWriter: Sendable {
         flush(&pending)
       }
     }
-    pending.bytes.append(contentsOf: "]\n".utf8)
+    pending.bytes.append("]\n")
     pending.estimate += left
   }
 
   private func flush(_ pending: inout Pending) {
     var written = 0
-    if !pending.broken && !pending.bytes.isEmpty {
+    if !pending.broken && pending.bytes.count > 0 {
       let failure: Int32
       (written, failure) = writeAll(pending.bytes)
       if written < pending.bytes.count {
@@ -155,10 +154,10 @@ final class StdoutWriter: Sendable {
     }
     queue.release(pending.estimate, written: written)
     pending.estimate = 0
-    pending.bytes.removeAll(keepingCapacity: true)
+    pending.bytes.truncate(to: 0)
   }
 
-  private func encode(_ line: Outgoing, into bytes: inout [UInt8]) {
+  private func encode(_ line: Outgoing, into bytes: inout JSONWriter) {
     do {
       try line.write(to: &bytes)
     } catch {
@@ -167,7 +166,7 @@ final class StdoutWriter: Sendable {
   }
 
   /// A value JSON cannot express (a NaN in a state): a response still gets an answer.
-  private func encodeFailure(of id: JSON?, _ error: JSONWriteError, into bytes: inout [UInt8]) {
+  private func encodeFailure(of id: JSON?, _ error: JSONWriteError, into bytes: inout JSONWriter) {
     log.error("cannot encode an outgoing message", ["reason": error.description])
     guard let id else { return }
     let reason = "the result cannot be written as JSON: \(error.reason)"
@@ -176,7 +175,7 @@ final class StdoutWriter: Sendable {
 
   /// Returns how many bytes were written (all of them unless the output is closed or broken)
   /// and, when not all, the `errno` of the failure.
-  private func writeAll(_ bytes: [UInt8]) -> (written: Int, errno: Int32) {
+  private func writeAll(_ bytes: borrowing JSONWriter) -> (written: Int, errno: Int32) {
     bytes.withUnsafeBytes { raw in
       guard let base = raw.baseAddress else { return (0, 0) }
       var offset = 0

@@ -28,7 +28,16 @@ final class StoreRegistry {
 
   func feature(named name: String) -> FeatureDescriptor? { featuresByName[name] }
 
-  func store(_ id: String) -> (any AnyStore)? { stores[id] }
+  /// The store found last: a client sends most requests to the store it sent the last one to,
+  /// and comparing its id costs less than hashing it. Forgotten when that store closes.
+  private var lastFound: (id: String, store: any AnyStore)?
+
+  func store(_ id: String) -> (any AnyStore)? {
+    if let lastFound, lastFound.id == id { return lastFound.store }
+    guard let found = stores[id] else { return nil }
+    lastFound = (id, found)
+    return found
+  }
 
   var openStores: [any AnyStore] { order.compactMap { $0.flatMap { stores[$0] } } }
 
@@ -102,6 +111,7 @@ final class StoreRegistry {
   /// committed. Throws (after closing) when they could not be.
   func close(_ id: String) throws(CommitFailure) {
     guard let store = stores.removeValue(forKey: id) else { return }
+    if lastFound?.id == id { lastFound = nil }
     if let position = positions.removeValue(forKey: id) {
       order[position] = nil
       holes += 1

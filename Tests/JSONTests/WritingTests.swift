@@ -61,6 +61,63 @@ struct WritingTests {
     #expect(buffer == Array("x\n{\"a\":1}".utf8))
   }
 
+  /// The server's writer thread writes its lines into one `JSONWriter`: raw text around
+  /// values, and a value that cannot be written leaves nothing behind.
+  @Test func aWriterTakesRawTextAndValuesAndDropsAFailedValue() throws {
+    var writer = JSONWriter(capacity: 1)
+    writer.append(#"{"id":"#)
+    try writer.write(["a": [1, "x\n"]])
+    writer.append(#","n":["#)
+    writer.write(unsigned: 0)
+    writer.append(UInt8(ascii: ","))
+    writer.write(unsigned: UInt64.max)
+    writer.append(UInt8(ascii: ","))
+    writer.write(string: "q\"")
+    let before = writer.count
+    do {
+      try writer.write([1, .double(.nan)])
+      Issue.record("a NaN was written")
+    } catch {
+      #expect(error.kind == .nonFiniteDouble)
+    }
+    #expect(writer.count == before)
+    writer.append("]}")
+    let text = writer.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+    #expect(text == #"{"id":{"a":[1,"x\n"]},"n":[0,18446744073709551615,"q\""]}"#)
+    writer.truncate(to: 0)
+    #expect(writer.count == 0)
+  }
+
+  /// Decimals are written two digits at a time: every length, odd and even, and the edges.
+  @Test func unsignedDecimalsOfEveryLength() {
+    var values: [UInt64] = [0, 9, 10, 99, 100, 101, 999, 1000, UInt64.max, UInt64.max - 1]
+    var power: UInt64 = 1
+    for _ in 0..<19 {
+      values += [power, power &* 7 &+ 3, power * 10 - 1]
+      power *= 10
+    }
+    for value in values {
+      var writer = JSONWriter(capacity: 1)
+      writer.write(unsigned: value)
+      let text = writer.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+      #expect(text == String(value))
+    }
+  }
+
+  /// The output budget weighs a line by this estimate before it is written: never less than the
+  /// text for values without escapes, and not far above it.
+  @Test func theEstimatedSizeCoversTheText() throws {
+    let values: [JSON] = [
+      ["name": "Zoë", "tags": ["a", "b"], "n": 12, "ok": true, "none": .null],
+      [], [:], "", 1.5, ["op": "replace", "path": "/count", "value": 7],
+    ]
+    for value in values {
+      let written = try value.serialized().count
+      #expect(value.estimatedEncodedSize >= written, "\(value)")
+      #expect(value.estimatedEncodedSize <= written + 64, "\(value)")
+    }
+  }
+
   @Test func descriptionIsTheCompactText() {
     #expect((["a": [1, 2.5, "x"]] as JSON).description == #"{"a":[1,2.5,"x"]}"#)
     #expect(JSON.array([.double(.infinity)]).description == "[inf]")

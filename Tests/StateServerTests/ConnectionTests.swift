@@ -30,9 +30,10 @@ final class Harness {
     var lines: [JSON] = []
     while let batch = queue.takeQueued() {
       for line in batch {
-        var bytes: [UInt8] = []
-        try line.write(to: &bytes)
-        lines.append(try JSON(parsing: Array(bytes.dropLast())))
+        var writer = JSONWriter()
+        try line.write(to: &writer)
+        let bytes = writer.withUnsafeBytes { Array($0.dropLast()) }
+        lines.append(try JSON(parsing: bytes))
       }
     }
     return lines

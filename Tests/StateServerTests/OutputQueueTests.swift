@@ -87,9 +87,39 @@ import Testing
   @Test func nothingMergesBeforeTheBacklogPassesTheThreshold() {
     let queue = OutputQueue(maxMessages: 100, mergeAfter: 3)
     queue.append([patch(0, 1), response(1)]) { _ in }
-    queue.append([patch(1, 2)]) { _ in }
-    queue.append([patch(2, 3)]) { _ in }  // 4 lines queued: merging starts with this commit
-    #expect(summary(queue.takeQueued() ?? []) == ["p0-1x1", "r1", "p1-3x2"])
+    queue.append([patch(1, 2)]) { _ in }  // 2 lines waited: not merged
+    queue.append([patch(2, 3)]) { _ in }  // 3 lines waited: not merged
+    #expect(!queue.isMerging)
+    queue.append([patch(3, 4)]) { _ in }  // 4 lines waited: merging starts with this commit
+    #expect(summary(queue.takeQueued() ?? []) == ["p0-1x1", "r1", "p1-2x1", "p2-4x2"])
+  }
+
+  /// A pipelining client's batch of a thousand requests, committed while the writer keeps up,
+  /// costs no merging work; the next commit still merges into its newest patch if it waits.
+  @Test func aLargeCommitIntoAnEmptyQueueIsNotMergedButMergedInto() {
+    let queue = OutputQueue(maxMessages: 100, mergeAfter: 3)
+    queue.append([patch(0, 1), response(1), patch(1, 2), response(2), patch(2, 3)]) { _ in }
+    #expect(!queue.isMerging)
+    queue.append([patch(3, 4), response(4)]) { _ in }  // 5 lines waited: merges
+    #expect(queue.isMerging)
+    #expect(
+      summary(queue.takeQueued() ?? []) == ["p0-1x1", "r1", "p1-2x1", "r2", "p2-4x2", "r4"])
+  }
+
+  /// The targets of a batch committed on the fast path are found when the next commit finds it
+  /// waiting: per subscription its newest patch, unless an event of its store came after it.
+  @Test func theTargetsOfAQueuedBatchAreItsNewestPatchesBeforeNoBarrier() {
+    let queue = OutputQueue(maxMessages: 100, mergeAfter: 0)
+    queue.append([
+      patch(0, 1), patch(0, 1, store: "t"), patch(1, 2), response(7, barrier: "t"), response(2),
+    ]) { _ in }
+    queue.append([patch(2, 3), patch(1, 2, store: "t"), patch(3, 4)]) { _ in }
+    let lines = queue.takeQueued() ?? []
+    #expect(summary(lines) == ["p0-1x1", "p0-1x1", "p1-4x3", "r7", "r2", "p1-2x1"])
+    let stores = lines.compactMap { line -> String? in
+      if case .patch(let notice) = line { notice.store } else { nil }
+    }
+    #expect(stores == ["s", "t", "s", "t"])
   }
 
   @Test func readerWaitsOnlyPastTheBound() {

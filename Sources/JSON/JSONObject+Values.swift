@@ -1,0 +1,35 @@
+extension JSONObject {
+  /// The values of up to four keys, found in one pass over the members; nil for a key that is
+  /// absent (or not asked: `fourth` nil). A repeated key gives its first value, as the
+  /// subscript does.
+  ///
+  /// For reading a small object with known keys, a request's envelope or its params: looking
+  /// each key up scanned the members once per key (about 130 instructions a key).
+  ///
+  /// ```swift
+  /// let (id, version, method, params) = request.values("id", "jsonrpc", "method", "params")
+  /// ```
+  public func values(_ first: String, _ second: String, _ third: String, _ fourth: String? = nil)
+    -> (JSON?, JSON?, JSON?, JSON?)
+  {
+    guard count <= Self.linearLimit else {
+      return (self[first], self[second], self[third], fourth.flatMap { self[$0] })
+    }
+    return withMembers { members in
+      var found: (JSON?, JSON?, JSON?, JSON?) = (nil, nil, nil, nil)
+      for position in members.indices {
+        let key = members[position].key
+        if found.0 == nil && key == first {
+          found.0 = members[position].value
+        } else if found.1 == nil && key == second {
+          found.1 = members[position].value
+        } else if found.2 == nil && key == third {
+          found.2 = members[position].value
+        } else if found.3 == nil, let fourth, key == fourth {
+          found.3 = members[position].value
+        }
+      }
+      return found
+    }
+  }
+}
