@@ -3,6 +3,7 @@ import PackageDescription
 
 // Layers (docs/architecture.md): a target may import only what its arrow points to.
 //   stateserver -> StateServer -> StateKit -> JSON -> CJansson
+//   JSON -> CJanssonArena (jansson's allocations while a text is parsed) -> CJansson
 //   stateserver -> Features -> StateKit
 //   StateServer -> CSQLite (persistence), CSignals (signal forwarding), CMainQueue
 //   stateserver -> CStartupSignals (blocks the shutdown signals before any other code runs;
@@ -34,7 +35,9 @@ let package = Package(
     .target(name: "CStartupSignals"),
     // libdispatch's main-queue hooks, for the server's main-thread loop (MainLoop.swift).
     .target(name: "CMainQueue"),
-    .target(name: "JSON", dependencies: ["CJansson"], swiftSettings: strict),
+    // A per-thread bump arena for jansson's allocations during a parse (its header says why).
+    .target(name: "CJanssonArena", dependencies: ["CJansson"]),
+    .target(name: "JSON", dependencies: ["CJansson", "CJanssonArena"], swiftSettings: strict),
     .target(name: "StateKit", dependencies: ["JSON"], swiftSettings: strict),
     .target(name: "StateKitTesting", dependencies: ["StateKit", "JSON"], swiftSettings: strict),
     .target(
@@ -49,7 +52,8 @@ let package = Package(
     .executableTarget(
       name: "stateserver", dependencies: ["StateServer", "Features", "CStartupSignals"],
       swiftSettings: strict),
-    .testTarget(name: "JSONTests", dependencies: ["JSON"], swiftSettings: strict),
+    .testTarget(
+      name: "JSONTests", dependencies: ["JSON", "CJanssonArena"], swiftSettings: strict),
     .testTarget(
       name: "StateKitTests", dependencies: ["StateKit", "StateKitTesting"], swiftSettings: strict),
     .testTarget(

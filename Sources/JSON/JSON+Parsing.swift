@@ -1,4 +1,5 @@
 import CJansson
+import CJanssonArena
 
 #if canImport(Glibc)
   import Glibc
@@ -40,6 +41,12 @@ extension JSON {
     var flags = Int(JSON_DECODE_ANY | JSON_ALLOW_NUL)
     if !options.contains(.allowDuplicateKeys) { flags |= Int(JSON_REJECT_DUPLICATES) }
     var error = json_error_t()
+    // jansson allocates the tree in this thread's arena (CJanssonArena.h): no malloc and free
+    // per token and value, and no `json_decref`; the window ends when this initializer returns,
+    // after the tree is copied into `self`. `false` only when a window is already open, which
+    // nothing here does; the tree is then released the ordinary way.
+    let inArena = json_arena_begin()
+    defer { if inArena { json_arena_end() } }
     let root = json_loadb(base.assumingMemoryBound(to: CChar.self), bytes.count, flags, &error)
     // jansson drops a raw NUL that follows a number or literal (`123\0`, `[1\0]`), so look for
     // one ourselves; memchr is vectorized, a negligible cost next to the parse.
@@ -61,7 +68,7 @@ extension JSON {
         throw failure
       }
     }
-    defer { json_decref(root) }
+    defer { if !inArena { json_decref(root) } }
     if let nul { throw JSONParseError(nulAt: nul, in: bytes) }
     self = JSON(converting: root)
   }
