@@ -35,7 +35,13 @@ static __thread struct arena arena;
 static pthread_key_t exit_key;
 static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
 
-static void thread_exited(void *value) { free(value); }
+// Runs on the exiting thread, so it may clear that thread's arena: a later destructor that
+// parses then starts a new first block (which glibc's next destructor round frees) instead of
+// using this one after it is freed.
+static void thread_exited(void *value) {
+  if (arena.first == value) arena = (struct arena){0};
+  free(value);
+}
 
 static void make_exit_key(void) { (void)pthread_key_create(&exit_key, thread_exited); }
 
