@@ -92,6 +92,33 @@ struct ParseArenaTests {
     json_decref(after)
   }
 
+  @Test func theHooksAlignRefuseOverflowAndChainBlocks() throws {
+    // jansson's hooks called directly, as jansson calls them, inside a window.
+    var allocate: json_malloc_t?
+    var release: json_free_t?
+    json_get_alloc_funcs(&allocate, &release)
+    let malloc = try #require(allocate)
+    let free = try #require(release)
+    #expect(json_arena_begin())
+    defer { json_arena_end() }
+    var previous: UInt = 0
+    for size in [1, 7, 16, 17, 33, 100] {
+      let pointer = try #require(malloc(size))
+      let address = UInt(bitPattern: pointer)
+      #expect(address % 16 == 0, "size \(size)")
+      #expect(address >= previous, "no overlap with the one before")
+      #expect(json_arena_owns(pointer))
+      previous = address + UInt(size)
+      free(pointer)  // a no-op: the next allocation does not reuse it
+    }
+    #expect(malloc(0) == nil)
+    #expect(malloc(Int.max) == nil, "rounding up must not overflow into a small block")
+    let large = try #require(malloc(100_000))
+    #expect(json_arena_owns(large))
+    UnsafeMutableRawPointer(large).initializeMemory(as: UInt8.self, repeating: 7, count: 100_000)
+    #expect(json_arena_owns(try #require(malloc(16))))
+  }
+
   @Test func aThreadThatNeverParsedHasNoArena() async throws {
     // A fresh thread's jansson calls go straight to malloc; its first parse makes its arena.
     let result = await withCheckedContinuation { (done: CheckedContinuation<[Int], Never>) in
