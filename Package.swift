@@ -3,6 +3,7 @@ import PackageDescription
 
 // Layers (docs/architecture.md): a target may import only what its arrow points to.
 //   stateserver -> StateServer -> StateKit -> JSON -> CJansson
+//   JSON -> CJanssonArena (jansson's allocations while a text is parsed) -> CJansson
 //   stateserver -> Features -> StateKit
 //   StateServer -> CSQLite (persistence), CSignals (signal forwarding), CMainQueue
 //   stateserver -> CStartupSignals (blocks the shutdown signals before any other code runs;
@@ -49,8 +50,10 @@ let package = Package(
     .target(name: "CStartupSignals"),
     // libdispatch's main-queue hooks, for the server's main-thread loop (MainLoop.swift).
     .target(name: "CMainQueue"),
+    // A per-thread bump arena for jansson's allocations during a parse (its header says why).
+    .target(name: "CJanssonArena", dependencies: ["CJansson"]),
     .target(
-      name: "JSON", dependencies: ["CJansson"],
+      name: "JSON", dependencies: ["CJansson", "CJanssonArena"],
       swiftSettings: strict + crossModule),
     .target(
       name: "StateKit", dependencies: ["JSON"],
@@ -68,7 +71,8 @@ let package = Package(
     .executableTarget(
       name: "stateserver", dependencies: ["StateServer", "Features", "CStartupSignals"],
       swiftSettings: strict),
-    .testTarget(name: "JSONTests", dependencies: ["JSON"], swiftSettings: strict),
+    .testTarget(
+      name: "JSONTests", dependencies: ["JSON", "CJanssonArena"], swiftSettings: strict),
     .testTarget(
       name: "StateKitTests", dependencies: ["StateKit", "StateKitTesting"], swiftSettings: strict),
     .testTarget(

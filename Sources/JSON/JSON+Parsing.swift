@@ -1,4 +1,5 @@
 import CJansson
+import CJanssonArena
 
 #if canImport(Glibc)
   import Glibc
@@ -40,6 +41,12 @@ extension JSON {
     var flags = Int(JSON_DECODE_ANY | JSON_ALLOW_NUL)
     if !options.contains(.allowDuplicateKeys) { flags |= Int(JSON_REJECT_DUPLICATES) }
     var error = json_error_t()
+    // jansson allocates the tree in this thread's arena (CJanssonArena.h): no malloc and free
+    // per token and value, and no `json_decref`; the window ends when this initializer returns,
+    // after the tree is copied into `self`. `false` only when a window is already open, which
+    // nothing here does; the tree is then released the ordinary way.
+    let inArena = json_arena_begin()
+    defer { if inArena { json_arena_end() } }
     let root = json_loadb(base.assumingMemoryBound(to: CChar.self), bytes.count, flags, &error)
     // jansson drops a raw NUL that follows a number or literal (`123\0`, `[1\0]`), so look for
     // one ourselves; memchr is vectorized, a negligible cost next to the parse.
@@ -61,9 +68,9 @@ extension JSON {
         throw failure
       }
     }
-    defer { json_decref(root) }
+    defer { if !inArena { json_decref(root) } }
     if let nul { throw JSONParseError(nulAt: nul, in: bytes) }
-    self = JSON(converting: root)
+    self = JSON(converting: root, strings: JSONStringCache.current)
   }
 
   /// Parses the bytes of a JSON text; see ``init(parsing:options:)-(UnsafeRawBufferPointer,_)``.
@@ -110,8 +117,9 @@ extension JSON {
   }
 
   /// Copies a jansson tree into a `JSON` value. Strings and keys are read with their length, so
-  /// `\u0000` inside them is kept. The tree's depth is bounded by the parser, so recursion is.
-  init(converting value: UnsafeMutablePointer<json_t>) {
+  /// `\u0000` inside them is kept; short ones come from `strings` when seen before. The tree's
+  /// depth is bounded by the parser, so recursion is.
+  init(converting value: UnsafeMutablePointer<json_t>, strings: JSONStringCache) {
     switch value.pointee.type {
     case JSON_OBJECT:
       // One allocation for the whole object; jansson's keys are distinct (a repeated key either
@@ -122,7 +130,7 @@ extension JSON {
         guard let key = json_object_iter_key(member), let child = json_object_iter_value(member)
         else { break }
         let keyBytes = UnsafeRawBufferPointer(start: key, count: json_object_iter_key_len(member))
-        object.appendUnindexed(String(decoding: keyBytes, as: UTF8.self), JSON(converting: child))
+        object.appendUnindexed(strings.string(keyBytes), JSON(converting: child, strings: strings))
         iterator = json_object_iter_next(value, member)
       }
       object.reindex()
@@ -133,13 +141,13 @@ extension JSON {
       elements.reserveCapacity(count)
       for position in 0..<count {
         guard let child = json_array_get(value, position) else { break }
-        elements.append(JSON(converting: child))
+        elements.append(JSON(converting: child, strings: strings))
       }
       self = .array(elements)
     case JSON_STRING:
       let utf8 = UnsafeRawBufferPointer(
         start: json_string_value(value), count: json_string_length(value))
-      self = .string(String(decoding: utf8, as: UTF8.self))
+      self = .string(strings.string(utf8))
     case JSON_INTEGER:
       self = .integer(Int64(json_integer_value(value)))
     case JSON_REAL:

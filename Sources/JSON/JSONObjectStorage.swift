@@ -40,9 +40,12 @@ final class JSONObjectStorage: ManagedBuffer<JSONObjectHeader, JSONObject.Member
   }
 
   deinit {
-    // The header is destroyed by `ManagedBuffer`; the members are ours to destroy.
+    // The header is destroyed by `ManagedBuffer`; the members are ours to destroy. One by one,
+    // moved out: `deinitialize(count:)` goes through the runtime's generic `swift_arrayDestroy`
+    // and tuple destroy (value witnesses, about 0.3k instructions per small request parsed),
+    // where a move destroys the concrete member type with specialized code.
     withUnsafeMutablePointers { header, members in
-      _ = members.deinitialize(count: header.pointee.count)
+      for position in 0..<header.pointee.count { _ = (members + position).move() }
     }
   }
 

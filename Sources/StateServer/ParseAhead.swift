@@ -77,7 +77,7 @@ final class ParseAhead: @unchecked Sendable {
       while !reading { condition.wait() }
       condition.unlock()
       while true {
-        _ = takeServed()  // dropped at once: freed on this thread, outside the lock
+        framer.retire(takeServed())  // freed on this thread as the next lines are parsed
         output.waitForRoom()
         guard hasInput() else {
           condition.lock()
@@ -88,6 +88,7 @@ final class ParseAhead: @unchecked Sendable {
           served = []
           condition.unlock()
           _ = consume leftover  // freed here, outside the lock
+          framer.dropRetired()  // the main loop is not to free what this thread took
           // After `reading` is cleared: a takeOver that follows this mark always finds
           // `reading` false and its signal is never lost.
           inbox.returnReading()

@@ -1,0 +1,99 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The short strings a thread's parses made lately, so that converting a jansson tree makes a
+/// key or a short string value that came before without decoding it again.
+///
+/// Requests repeat their keys and many of their values (`"jsonrpc"`, `"2.0"`, `"method"`,
+/// `"params"`, a store's name, an action's type). `String(decoding:as:)` checks and copies the
+/// bytes each time, about 170 instructions for a short string, ten times per small request
+/// (callgrind); a hit here compares two words. Only strings of at most 15 UTF-8 bytes are
+/// kept: Swift stores those inline, so a cached one shares no storage (no reference count
+/// touched by two threads) and the table holds no memory beyond its fixed size.
+///
+/// One table per thread (``current``), never shared, so it needs no lock. This value only
+/// points at the table: it is passed down the conversion without reference counting.
+struct JSONStringCache {
+  /// One slot: the bytes packed into two words, the last byte of `high` holding the count, and
+  /// the string those bytes decode to. All zero bytes with count 0 is the empty string, so a
+  /// fresh table is already correct.
+  private struct Slot {
+    var low: UInt64 = 0
+    var high: UInt64 = 0
+    var string = ""
+  }
+
+  /// Longest string kept: the longest Swift stores inline on 64-bit platforms.
+  static let maximumLength = 15
+  private static let slotBits = 7
+  private static let slotCount = 1 << slotBits
+  private let slots: UnsafeMutablePointer<Slot>
+
+  /// The string of the UTF-8 `bytes`, which must be valid (jansson checked them).
+  @inline(__always)
+  func string(_ bytes: UnsafeRawBufferPointer) -> String {
+    let count = bytes.count
+    guard count <= Self.maximumLength, let base = bytes.baseAddress else {
+      return String(decoding: bytes, as: UTF8.self)
+    }
+    let (low, high) = Self.words(base, count)
+    let mixed = (low &* 0x9E37_79B9_7F4A_7C15) ^ (high &* 0xC2B2_AE3D_27D4_EB4F)
+    let slot = slots + Int(truncatingIfNeeded: mixed >> UInt64(64 - Self.slotBits))
+    if slot.pointee.low == low && slot.pointee.high == high { return slot.pointee.string }
+    let string = String(decoding: bytes, as: UTF8.self)
+    slot.pointee = Slot(low: low, high: high, string: string)
+    return string
+  }
+
+  /// The `count` (at most 15) bytes at `base` as two little-endian words, the count in the
+  /// last byte, read with overlapping loads that stay inside the bytes (no call to memcpy).
+  @inline(__always)
+  private static func words(_ base: UnsafeRawPointer, _ count: Int) -> (UInt64, UInt64) {
+    func load<T: FixedWidthInteger & UnsignedInteger>(_ offset: Int, _: T.Type) -> UInt64 {
+      UInt64(truncatingIfNeeded: base.loadUnaligned(fromByteOffset: offset, as: T.self))
+    }
+    var low: UInt64 = 0
+    var high: UInt64 = 0
+    switch count {
+    case 8...:
+      low = load(0, UInt64.self)
+      // The word ending at the last byte, shifted so that byte 8 lands at the bottom.
+      if count > 8 { high = load(count - 8, UInt64.self) >> UInt64(8 * (16 - count)) }
+    case 4...:
+      low = load(0, UInt32.self) | load(count - 4, UInt32.self) << UInt64(8 * (count - 4))
+    case 2...:
+      low = load(0, UInt16.self) | load(count - 2, UInt16.self) << UInt64(8 * (count - 2))
+    case 1:
+      low = load(0, UInt8.self)
+    default:
+      break
+    }
+    return (low, high | UInt64(truncatingIfNeeded: count) << 56)
+  }
+
+  /// The calling thread's table, made at its first use and freed when the thread ends.
+  static var current: JSONStringCache {
+    if let existing = pthread_getspecific(threadKey) {
+      return JSONStringCache(slots: existing.assumingMemoryBound(to: Slot.self))
+    }
+    let slots = UnsafeMutablePointer<Slot>.allocate(capacity: slotCount)
+    slots.initialize(repeating: Slot(), count: slotCount)
+    pthread_setspecific(threadKey, slots)
+    return JSONStringCache(slots: slots)
+  }
+
+  /// The key of each thread's table; its destructor frees the table when the thread ends.
+  private static let threadKey: pthread_key_t = {
+    var key = pthread_key_t()
+    let status = pthread_key_create(&key) { table in
+      guard let slots = table?.assumingMemoryBound(to: Slot.self) else { return }
+      slots.deinitialize(count: JSONStringCache.slotCount)
+      slots.deallocate()
+    }
+    precondition(status == 0, "pthread_key_create failed (\(status))")
+    return key
+  }()
+}
