@@ -83,7 +83,10 @@ struct ViewPublisher<View: Encodable & Equatable> {
     var operations = patch.operations
     patch.operations = []  // `operations` now holds the only reference: emptied in place
     guard operations.capacity <= 16 else { return }
-    operations.removeAll(keepingCapacity: true)
+    // One by one from the end: `removeAll(keepingCapacity:)` destroys through the runtime's
+    // generic `swift_arrayDestroy` (value witnesses, about 250 instructions per publication
+    // more than the concrete destroys here).
+    while !operations.isEmpty { operations.removeLast() }
     spareOperations = operations
   }
 
