@@ -28,6 +28,11 @@ struct ViewPublisher<View: Encodable & Equatable> {
   /// The last patch's operations buffer, emptied, for the next walk to fill: allocating and
   /// freeing it cost about 400 instructions per published action. Only a small one is kept.
   private var spareOperations: [JSONPatch.Operation] = []
+  /// The member a leaf last changed (see `PatchWalk.recentLeaf`), and its path's text as a
+  /// JSON string for the wire form: made once while the same member keeps changing (its
+  /// text and box cost about 450 instructions per publication).
+  private var recentLeaf: PatchWalk.RecentLeaf?
+  private var recentPathText: (path: JSONPointer, text: JSON)?
 
   init(_ view: View, replacesUpdatedElements: Bool = false) {
     self.replacesUpdatedElements = replacesUpdatedElements
@@ -73,9 +78,20 @@ struct ViewPublisher<View: Encodable & Equatable> {
       report("internal: a view patch did not apply (\(error)); publishing the whole view")
       return replaceAll(with: view)
     }
-    let operations = patch.operations.map { $0.json }
+    let operations = patch.operations.map { wireForm($0) }
     recycle(&patch)
     return operations
+  }
+
+  /// `operation.json`, with the text of the path last published reused.
+  private mutating func wireForm(_ operation: JSONPatch.Operation) -> JSON {
+    let path = operation.path
+    if let recentPathText, recentPathText.path == path {
+      return operation.json(pathText: recentPathText.text)
+    }
+    let text = JSON.string(path.description)
+    recentPathText = (path, text)
+    return operation.json(pathText: text)
   }
 
   /// Keeps `patch`'s buffer, emptied, as the next walk's (unless it grew large).
@@ -95,10 +111,11 @@ struct ViewPublisher<View: Encodable & Equatable> {
   private mutating func walk(to view: View) throws -> JSONPatch {
     let walk = PatchWalk(
       marks: marks, replacesUpdatedElements: replacesUpdatedElements,
-      operations: spareOperations)
+      operations: spareOperations, recentLeaf: recentLeaf)
     spareOperations = []  // before the walk appends: its buffer must be uniquely referenced
     try walk.visit(view, at: .root, old: json)
     marks = walk.marks
+    recentLeaf = walk.recentLeaf
     if !walk.sawIdentifiedArray { lastView = view }
     return JSONPatch(walk.operations)
   }
