@@ -35,6 +35,28 @@ final class PatchWalk {
     self.recentLeaf = recentLeaf
   }
 
+  /// Starts another walk with this walker (which a publisher keeps: making one per walk cost
+  /// an allocation and a free per publication): the same state as a new one's.
+  func restart(
+    marks: [JSONPointer: ArrayRevision], operations: [JSONPatch.Operation],
+    recentLeaf: RecentLeaf?
+  ) {
+    self.marks = marks
+    self.operations = operations
+    self.recentLeaf = recentLeaf
+    sawIdentifiedArray = false
+  }
+
+  /// What the walk found, moved out, so that the walker holds no second reference to the
+  /// operations (the caller edits and recycles them in place) or the marks.
+  func finish() -> (operations: [JSONPatch.Operation], marks: [JSONPointer: ArrayRevision]) {
+    defer {
+      operations = []
+      marks = [:]
+    }
+    return (operations, marks)
+  }
+
   /// `parent.appending(name)`, the same pointer (tokens shared) as last time when it is the
   /// same member.
   func path(under parent: JSONPointer, _ name: String) -> JSONPointer {

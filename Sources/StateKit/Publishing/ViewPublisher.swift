@@ -23,8 +23,6 @@ struct ViewPublisher<View: Encodable & Equatable> {
   var problem: String?
   /// The revision of each `IdentifiedArray` as last published, by its path in the view.
   private var marks: [JSONPointer: ArrayRevision] = [:]
-  /// See `PatchWalk.replacesUpdatedElements` (a store's journal of its private state).
-  private let replacesUpdatedElements: Bool
   /// The last patch's operations buffer, emptied, for the next walk to fill: allocating and
   /// freeing it cost about 400 instructions per published action. Only a small one is kept.
   private var spareOperations: [JSONPatch.Operation] = []
@@ -32,10 +30,15 @@ struct ViewPublisher<View: Encodable & Equatable> {
   /// JSON string for the wire form: made once while the same member keeps changing (its
   /// text and box cost about 450 instructions per publication).
   private var recentLeaf: PatchWalk.RecentLeaf?
+  /// The walker of every update, restarted each time (see `PatchWalk.restart`). A copy of the
+  /// publisher shares it, which is harmless: a walk runs start to finish within one `update`,
+  /// on the store's actor, and leaves the walker holding nothing of it.
+  private let walker: PatchWalk
   private var recentPathText: (path: JSONPointer, text: JSON)?
 
   init(_ view: View, replacesUpdatedElements: Bool = false) {
-    self.replacesUpdatedElements = replacesUpdatedElements
+    // `replacesUpdatedElements`: see `PatchWalk` (a store's journal of its private state).
+    walker = PatchWalk(marks: [:], replacesUpdatedElements: replacesUpdatedElements)
     json = .null
     do {
       json = try JSONValueEncoder().encode(view)
@@ -109,15 +112,20 @@ struct ViewPublisher<View: Encodable & Equatable> {
   /// Walks in a function of its own so that its references into the published JSON are
   /// released before the patch is applied to it (or applying would copy what it edits).
   private mutating func walk(to view: View) throws -> JSONPatch {
-    let walk = PatchWalk(
-      marks: marks, replacesUpdatedElements: replacesUpdatedElements,
-      operations: spareOperations, recentLeaf: recentLeaf)
+    let walk = walker
+    walk.restart(marks: marks, operations: spareOperations, recentLeaf: recentLeaf)
     spareOperations = []  // before the walk appends: its buffer must be uniquely referenced
-    try walk.visit(view, at: .root, old: json)
-    marks = walk.marks
+    do {
+      try walk.visit(view, at: .root, old: json)
+    } catch {
+      _ = walk.finish()
+      throw error
+    }
+    let (operations, walkedMarks) = walk.finish()
+    marks = walkedMarks
     recentLeaf = walk.recentLeaf
     if !walk.sawIdentifiedArray { lastView = view }
-    return JSONPatch(walk.operations)
+    return JSONPatch(operations)
   }
 
   private mutating func replaceAll(with view: View) -> [JSON] {
