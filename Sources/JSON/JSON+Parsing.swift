@@ -147,7 +147,7 @@ extension JSON {
     case JSON_STRING:
       let utf8 = UnsafeRawBufferPointer(
         start: json_string_value(value), count: json_string_length(value))
-      self = .string(strings.string(utf8))
+      self = strings.value(utf8)
     case JSON_INTEGER:
       self = .integer(Int64(json_integer_value(value)))
     case JSON_REAL:

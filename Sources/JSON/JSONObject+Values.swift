@@ -17,15 +17,15 @@ extension JSONObject {
     }
     return withMembers { members in
       var found: (JSON?, JSON?, JSON?, JSON?) = (nil, nil, nil, nil)
+      // Keys compared where they lie, not copied out first (a retain and a release each).
       for position in members.indices {
-        let key = members[position].key
-        if found.0 == nil && key == first {
+        if found.0 == nil && members[position].key == first {
           found.0 = members[position].value
-        } else if found.1 == nil && key == second {
+        } else if found.1 == nil && members[position].key == second {
           found.1 = members[position].value
-        } else if found.2 == nil && key == third {
+        } else if found.2 == nil && members[position].key == third {
           found.2 = members[position].value
-        } else if found.3 == nil, let fourth, key == fourth {
+        } else if found.3 == nil, let fourth, members[position].key == fourth {
           found.3 = members[position].value
         }
       }

@@ -65,13 +65,18 @@ public struct JSONPatch: Equatable, Sendable {
     }
 
     /// The wire form: an object with keys in the order `op`, `path`, `from`, `value`.
-    public var json: JSON {
+    public var json: JSON { json(pathText: .string(path.description)) }
+
+    /// The wire form, given the text of `path` (`.string(path.description)`, which this does
+    /// not check): a publisher whose changes keep touching the same member makes that string,
+    /// and its box, once instead of per operation.
+    public func json(pathText: JSON) -> JSON {
       // One allocation, the object's, sized exactly and filled with keys known to be distinct
       // (member by member cost about 4 allocations, a values array one more): this runs for
       // every operation of every published patch.
       var object = JSONObject(reservingCapacity: from == nil && value == nil ? 2 : 3)
       object.appendUnindexed("op", nameValue)
-      object.appendUnindexed("path", .string(path.description))
+      object.appendUnindexed("path", pathText)
       if let from {
         object.appendUnindexed("from", .string(from.description))
       } else if let value {

@@ -12,14 +12,60 @@ final class PatchWalk {
   /// what a journal wants (about as many bytes, half the work); a client's view patch diffs.
   let replacesUpdatedElements: Bool
 
-  /// `operations` is an empty buffer to fill (a previous walk's, to save its allocation).
+  /// The path of the member a leaf last changed, with its parent's path and its name: a view
+  /// changes the same member publication after publication (a count), and building its path
+  /// again cost an allocation (the tokens array) each time. Handed from walk to walk.
+  private(set) var recentLeaf: RecentLeaf?
+
+  struct RecentLeaf {
+    let parent: JSONPointer
+    let name: String
+    let path: JSONPointer
+  }
+
+  /// `operations` is an empty buffer to fill (a previous walk's, to save its allocation);
+  /// `recentLeaf` is the previous walk's.
   init(
     marks: [JSONPointer: ArrayRevision], replacesUpdatedElements: Bool = false,
-    operations: [JSONPatch.Operation] = []
+    operations: [JSONPatch.Operation] = [], recentLeaf: RecentLeaf? = nil
   ) {
     self.marks = marks
     self.replacesUpdatedElements = replacesUpdatedElements
     self.operations = operations
+    self.recentLeaf = recentLeaf
+  }
+
+  /// Starts another walk with this walker (which a publisher keeps: making one per walk cost
+  /// an allocation and a free per publication): the same state as a new one's.
+  func restart(
+    marks: [JSONPointer: ArrayRevision], operations: [JSONPatch.Operation],
+    recentLeaf: RecentLeaf?
+  ) {
+    self.marks = marks
+    self.operations = operations
+    self.recentLeaf = recentLeaf
+    sawIdentifiedArray = false
+  }
+
+  /// What the walk found, moved out, so that the walker holds no second reference to the
+  /// operations (the caller edits and recycles them in place) or the marks.
+  func finish() -> (operations: [JSONPatch.Operation], marks: [JSONPointer: ArrayRevision]) {
+    defer {
+      operations = []
+      marks = [:]
+    }
+    return (operations, marks)
+  }
+
+  /// `parent.appending(name)`, the same pointer (tokens shared) as last time when it is the
+  /// same member.
+  func path(under parent: JSONPointer, _ name: String) -> JSONPointer {
+    if let recentLeaf, recentLeaf.name == name, recentLeaf.parent == parent {
+      return recentLeaf.path
+    }
+    let path = parent.appending(name)
+    recentLeaf = RecentLeaf(parent: parent, name: name, path: path)
+    return path
   }
 
   /// Publishes `value` at `path`, where `old` is the JSON published there now (`nil`:

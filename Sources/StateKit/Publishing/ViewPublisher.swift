@@ -23,14 +23,22 @@ struct ViewPublisher<View: Encodable & Equatable> {
   var problem: String?
   /// The revision of each `IdentifiedArray` as last published, by its path in the view.
   private var marks: [JSONPointer: ArrayRevision] = [:]
-  /// See `PatchWalk.replacesUpdatedElements` (a store's journal of its private state).
-  private let replacesUpdatedElements: Bool
   /// The last patch's operations buffer, emptied, for the next walk to fill: allocating and
   /// freeing it cost about 400 instructions per published action. Only a small one is kept.
   private var spareOperations: [JSONPatch.Operation] = []
+  /// The member a leaf last changed (see `PatchWalk.recentLeaf`), and its path's text as a
+  /// JSON string for the wire form: made once while the same member keeps changing (its
+  /// text and box cost about 450 instructions per publication).
+  private var recentLeaf: PatchWalk.RecentLeaf?
+  /// The walker of every update, restarted each time (see `PatchWalk.restart`). A copy of the
+  /// publisher shares it, which is harmless: a walk runs start to finish within one `update`,
+  /// on the store's actor, and leaves the walker holding nothing of it.
+  private let walker: PatchWalk
+  private var recentPathText: (path: JSONPointer, text: JSON)?
 
   init(_ view: View, replacesUpdatedElements: Bool = false) {
-    self.replacesUpdatedElements = replacesUpdatedElements
+    // `replacesUpdatedElements`: see `PatchWalk` (a store's journal of its private state).
+    walker = PatchWalk(marks: [:], replacesUpdatedElements: replacesUpdatedElements)
     json = .null
     do {
       json = try JSONValueEncoder().encode(view)
@@ -73,9 +81,20 @@ struct ViewPublisher<View: Encodable & Equatable> {
       report("internal: a view patch did not apply (\(error)); publishing the whole view")
       return replaceAll(with: view)
     }
-    let operations = patch.operations.map { $0.json }
+    let operations = patch.operations.map { wireForm($0) }
     recycle(&patch)
     return operations
+  }
+
+  /// `operation.json`, with the text of the path last published reused.
+  private mutating func wireForm(_ operation: JSONPatch.Operation) -> JSON {
+    let path = operation.path
+    if let recentPathText, recentPathText.path == path {
+      return operation.json(pathText: recentPathText.text)
+    }
+    let text = JSON.string(path.description)
+    recentPathText = (path, text)
+    return operation.json(pathText: text)
   }
 
   /// Keeps `patch`'s buffer, emptied, as the next walk's (unless it grew large).
@@ -83,21 +102,30 @@ struct ViewPublisher<View: Encodable & Equatable> {
     var operations = patch.operations
     patch.operations = []  // `operations` now holds the only reference: emptied in place
     guard operations.capacity <= 16 else { return }
-    operations.removeAll(keepingCapacity: true)
+    // One by one from the end: `removeAll(keepingCapacity:)` destroys through the runtime's
+    // generic `swift_arrayDestroy` (value witnesses, about 250 instructions per publication
+    // more than the concrete destroys here).
+    while !operations.isEmpty { operations.removeLast() }
     spareOperations = operations
   }
 
   /// Walks in a function of its own so that its references into the published JSON are
   /// released before the patch is applied to it (or applying would copy what it edits).
   private mutating func walk(to view: View) throws -> JSONPatch {
-    let walk = PatchWalk(
-      marks: marks, replacesUpdatedElements: replacesUpdatedElements,
-      operations: spareOperations)
+    let walk = walker
+    walk.restart(marks: marks, operations: spareOperations, recentLeaf: recentLeaf)
     spareOperations = []  // before the walk appends: its buffer must be uniquely referenced
-    try walk.visit(view, at: .root, old: json)
-    marks = walk.marks
+    do {
+      try walk.visit(view, at: .root, old: json)
+    } catch {
+      _ = walk.finish()
+      throw error
+    }
+    let (operations, walkedMarks) = walk.finish()
+    marks = walkedMarks
+    recentLeaf = walk.recentLeaf
     if !walk.sawIdentifiedArray { lastView = view }
-    return JSONPatch(walk.operations)
+    return JSONPatch(operations)
   }
 
   private mutating func replaceAll(with view: View) -> [JSON] {

@@ -31,7 +31,7 @@ private struct WalkKeyedContainer<Key: CodingKey>: NullWritingKeyedContainer {
 
   private func leaf(_ value: JSON, _ key: Key) {
     let name = key.stringValue
-    walk.leaf(value, at: level.path.appending(name), old: level.encoded(name))
+    walk.leaf(value, at: walk.path(under: level.path, name), old: level.encoded(name))
   }
 
   mutating func encodeNil(forKey key: Key) throws { leaf(.null, key) }

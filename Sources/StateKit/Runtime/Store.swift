@@ -43,10 +43,11 @@ public final class Store<F: Feature>: AnyStore {
   /// object always decodes to the same value, and `Codable` was the largest cost of a
   /// dispatch. Only successfully decoded public names enter, so it holds at most one entry
   /// per public action.
-  /// (An index into an array rather than `[String: F.Action]`: the lookup then returns an
-  /// `Int?`, where `F.Action?` cost a generic metadata lookup per dispatch in this unspecialized
-  /// code, about 450 instructions.)
-  private var payloadFreeIndex: [String: Int] = [:]
+  /// (Names in an array, found by position, rather than `[String: F.Action]`: the lookup then
+  /// gives an `Int?`, where `F.Action?` cost a generic metadata lookup per dispatch in this
+  /// unspecialized code, about 450 instructions; and a scan of a few short names compares
+  /// a word or two each, where hashing the name cost about 340 instructions.)
+  private var payloadFreeNames: [String] = []
   private var payloadFreeActions: [F.Action] = []
   private var queue: [Queued] = []
   /// Whether `queue` got an entry during this reduce; asking `queue.isEmpty` instead looked up
@@ -210,9 +211,9 @@ public final class Store<F: Feature>: AnyStore {
     else {
       return try WireFormat.decodeAction(F.Action.self, from: action, allowed: publicActions)
     }
-    if let known = payloadFreeIndex[name] { return payloadFreeActions[known] }
+    if let known = payloadFreeNames.firstIndex(of: name) { return payloadFreeActions[known] }
     let decoded = try WireFormat.decodeAction(F.Action.self, from: action, allowed: publicActions)
-    payloadFreeIndex[name] = payloadFreeActions.count
+    payloadFreeNames.append(name)
     payloadFreeActions.append(decoded)
     return decoded
   }
