@@ -9,11 +9,9 @@ steps and checks the restore there, deterministically. This one checks the whole
 """
 import json
 import random
-import signal
 import sqlite3
-import subprocess
 
-from test_durability_crash import TIMEOUT, request, start
+from crash_support import TIMEOUT, burst_then_kill, request, start
 
 TRIALS = 12
 NOTES = 100
@@ -37,37 +35,24 @@ def test_a_kill_during_compaction_loses_no_acknowledged_edit(stateserver_bin, tm
     sent = {id: [] for id in ids}  # every text sent to each note, in order
     acknowledged = {}  # note id -> index in sent[id] of its last acknowledged text
     for trial in range(TRIALS):
+        burst = rng.randint(150, 400)
+        kill_after = rng.randint(1, burst)
+        requests, lines = {}, []
+        for n in range(burst):
+            note = rng.choice(ids)
+            sent[note].append(f"trial {trial} edit {n} {FILLER}")
+            requests[f"t{trial}-{n}"] = (note, len(sent[note]) - 1)
+            lines.append(json.dumps(
+                {"jsonrpc": "2.0", "id": f"t{trial}-{n}", "method": "dispatch",
+                 "params": {"store": "notes",
+                            "action": {"type": "edit", "id": note, "text": sent[note][-1]}}}))
+
+        def acknowledge(message):
+            note, index = requests[message["id"]]
+            acknowledged[note] = max(index, acknowledged.get(note, -1))
+
         server = start(stateserver_bin, state_dir)
-        try:
-            burst = rng.randint(150, 400)
-            kill_after = rng.randint(1, burst)
-            requests, lines = {}, []
-            for n in range(burst):
-                note = rng.choice(ids)
-                sent[note].append(f"trial {trial} edit {n} {FILLER}")
-                requests[f"t{trial}-{n}"] = (note, len(sent[note]) - 1)
-                lines.append(json.dumps(
-                    {"jsonrpc": "2.0", "id": f"t{trial}-{n}", "method": "dispatch",
-                     "params": {"store": "notes",
-                                "action": {"type": "edit", "id": note, "text": sent[note][-1]}}}))
-            server.stdin.write(("\n".join(lines) + "\n").encode())
-            server.stdin.flush()
-            read = 0
-            while read < kill_after:
-                raw = server.stdout.readline()
-                assert raw, "the server ended before the kill"
-                message = json.loads(raw)
-                if message.get("id") not in requests:
-                    continue
-                assert "result" in message, message
-                read += 1
-                note, index = requests[message["id"]]
-                acknowledged[note] = max(index, acknowledged.get(note, -1))
-        finally:
-            server.send_signal(signal.SIGKILL)
-            server.wait(timeout=TIMEOUT)
-            for pipe in (server.stdin, server.stdout, server.stderr):
-                pipe.close()
+        burst_then_kill(server, lines, requests, kill_after, acknowledge)
 
         check = start(stateserver_bin, state_dir)
         try:

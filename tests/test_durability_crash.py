@@ -6,32 +6,11 @@ The kill comes after a random number of responses have been read (not after a sl
 moment is random but the test does not depend on the machine's speed.
 """
 import json
-import os
 import random
-import signal
-import subprocess
+
+from crash_support import TIMEOUT, burst_then_kill, request, start
 
 TRIALS = 24
-TIMEOUT = 30
-
-
-def start(binary, state_dir):
-    return subprocess.Popen(
-        [binary, "--state-dir", state_dir, "--latency", "0"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-
-
-def request(process, method, params, id):
-    line = json.dumps({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
-    process.stdin.write((line + "\n").encode())
-    process.stdin.flush()
-    while True:
-        raw = process.stdout.readline()
-        assert raw, f"the server ended: {process.stderr.read().decode(errors='replace')}"
-        message = json.loads(raw)
-        if message.get("id") == id:
-            assert "result" in message, message
-            return message["result"]
 
 
 def test_every_acknowledged_change_survives_kill_9(stateserver_bin, tmp_path):
@@ -42,50 +21,38 @@ def test_every_acknowledged_change_survives_kill_9(stateserver_bin, tmp_path):
     last_profile_ack = None  # (index in profile_names, version)
     total_acks = 0
     for trial in range(TRIALS):
+        burst = rng.randint(50, 400)
+        kill_after = rng.randint(1, burst)
+        sent = {}
+        lines = []
+        for n in range(burst):
+            id = f"t{trial}-{n}"
+            if rng.random() < 0.7:
+                text = f"trial {trial} note {n}"
+                action = {"store": "notes", "action": {"type": "add", "text": text}}
+                sent[id] = ("notes", text)
+            else:
+                name = f"trial {trial} name {n}"
+                profile_names.append(name)
+                action = {"store": "profile", "action": {"type": "edit", "name": name}}
+                sent[id] = ("profile", len(profile_names) - 1)
+            if rng.random() < 0.2:
+                action["wait"] = "settled"
+            lines.append(json.dumps(
+                {"jsonrpc": "2.0", "id": id, "method": "dispatch", "params": action}))
+
+        def acknowledge(message):
+            nonlocal last_profile_ack
+            store, what = sent[message["id"]]
+            version = message["result"]["version"]
+            if store == "notes":
+                acknowledged_notes[what] = version
+            elif last_profile_ack is None or what > last_profile_ack[0]:
+                last_profile_ack = (what, version)
+
         server = start(stateserver_bin, state_dir)
-        try:
-            burst = rng.randint(50, 400)
-            kill_after = rng.randint(1, burst)
-            sent = {}
-            lines = []
-            for n in range(burst):
-                id = f"t{trial}-{n}"
-                if rng.random() < 0.7:
-                    text = f"trial {trial} note {n}"
-                    action = {"store": "notes", "action": {"type": "add", "text": text}}
-                    sent[id] = ("notes", text)
-                else:
-                    name = f"trial {trial} name {n}"
-                    profile_names.append(name)
-                    action = {"store": "profile", "action": {"type": "edit", "name": name}}
-                    sent[id] = ("profile", len(profile_names) - 1)
-                if rng.random() < 0.2:
-                    action["wait"] = "settled"
-                lines.append(json.dumps(
-                    {"jsonrpc": "2.0", "id": id, "method": "dispatch", "params": action}))
-            server.stdin.write(("\n".join(lines) + "\n").encode())
-            server.stdin.flush()
-            read = 0
-            while read < kill_after:
-                raw = server.stdout.readline()
-                assert raw, "the server ended before the kill"
-                message = json.loads(raw)
-                if message.get("id") not in sent:
-                    continue
-                assert "result" in message, message
-                read += 1
-                store, what = sent[message["id"]]
-                version = message["result"]["version"]
-                if store == "notes":
-                    acknowledged_notes[what] = version
-                elif last_profile_ack is None or what > last_profile_ack[0]:
-                    last_profile_ack = (what, version)
-            total_acks += read
-        finally:
-            server.send_signal(signal.SIGKILL)
-            server.wait(timeout=TIMEOUT)
-            for pipe in (server.stdin, server.stdout, server.stderr):
-                pipe.close()
+        burst_then_kill(server, lines, sent, kill_after, acknowledge)
+        total_acks += kill_after
 
         check = start(stateserver_bin, state_dir)
         try:
