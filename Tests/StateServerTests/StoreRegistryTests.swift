@@ -23,4 +23,18 @@ import Testing
     _ = try registry.open(feature: feature, id: "s3", initial: nil, persist: false)
     #expect(registry.openStores.map(\.id) == ["s3"])
   }
+
+  /// `store(_:)` remembers the store it found last; a closed store must not be found through
+  /// that memory, and an id opened again must find the new store.
+  @Test func aStoreFoundLastIsForgottenWhenItCloses() throws {
+    let registry = StoreRegistry(features: [ScriptedStore.descriptor], persistence: nil)
+    let feature = try #require(registry.feature(named: ScriptedStore.descriptor.name))
+    let first = try registry.open(feature: feature, id: "a", initial: nil, persist: false)
+    #expect(registry.store("a") === first)
+    try registry.close("a")
+    #expect(registry.store("a") == nil)
+    let second = try registry.open(feature: feature, id: "a", initial: nil, persist: false)
+    #expect(registry.store("a") === second)
+    #expect(second !== first)
+  }
 }
