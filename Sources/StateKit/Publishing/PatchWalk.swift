@@ -2,7 +2,8 @@ import FoundationEssentials
 import JSON
 
 /// One walk of a new view against the published JSON, collecting the patch operations.
-/// See `ViewPublisher` for the design; the `Encoder` it walks with is `WalkEncoder`.
+/// See `ViewPublisher` for the design; the `Encoder` it walks with is each object's `WalkLevel`
+/// (WalkEncoder.swift).
 final class PatchWalk {
   private(set) var operations: [JSONPatch.Operation] = []
   private(set) var marks: [JSONPointer: ArrayRevision]
@@ -12,59 +13,65 @@ final class PatchWalk {
   /// what a journal wants (about as many bytes, half the work); a client's view patch diffs.
   let replacesUpdatedElements: Bool
 
-  /// The path of the member a leaf last changed, with its parent's path and its name: a view
-  /// changes the same member publication after publication (a count), and building its path
-  /// again cost an allocation (the tokens array) each time. Handed from walk to walk.
-  private(set) var recentLeaf: RecentLeaf?
+  /// The path of the member a leaf last changed (`recentPath`), with its parent's path and
+  /// its name: a view changes the same member publication after publication (a count), and
+  /// building its path again cost an allocation (the tokens array) each time. Kept from walk to
+  /// walk by the walker itself, which the publisher keeps. Three plain fields and a flag rather
+  /// than an optional struct: reading an optional struct out of this class copied all three
+  /// (three retains and two releases more per publication, callgrind).
+  private var hasRecentLeaf = false
+  private var recentParent = JSONPointer(tokens: [])
+  private var recentName = ""
+  private var recentPath = JSONPointer(tokens: [])
 
-  struct RecentLeaf {
-    let parent: JSONPointer
-    let name: String
-    let path: JSONPointer
-  }
-
-  /// `operations` is an empty buffer to fill (a previous walk's, to save its allocation);
-  /// `recentLeaf` is the previous walk's.
+  /// `operations` is an empty buffer to fill.
   init(
     marks: [JSONPointer: ArrayRevision], replacesUpdatedElements: Bool = false,
-    operations: [JSONPatch.Operation] = [], recentLeaf: RecentLeaf? = nil
+    operations: [JSONPatch.Operation] = []
   ) {
     self.marks = marks
     self.replacesUpdatedElements = replacesUpdatedElements
     self.operations = operations
-    self.recentLeaf = recentLeaf
   }
 
   /// Starts another walk with this walker (which a publisher keeps: making one per walk cost
-  /// an allocation and a free per publication): the same state as a new one's.
-  func restart(
-    marks: [JSONPointer: ArrayRevision], operations: [JSONPatch.Operation],
-    recentLeaf: RecentLeaf?
-  ) {
+  /// an allocation and a free per publication): the same state as a new one's, but for the
+  /// recent leaf and the operations buffer it kept (`recycle(_:)`), whose allocation the next
+  /// walk saves.
+  func restart(marks: [JSONPointer: ArrayRevision]) {
     self.marks = marks
-    self.operations = operations
-    self.recentLeaf = recentLeaf
     sawIdentifiedArray = false
   }
 
   /// What the walk found, moved out, so that the walker holds no second reference to the
   /// operations (the caller edits and recycles them in place) or the marks.
   func finish() -> (operations: [JSONPatch.Operation], marks: [JSONPointer: ArrayRevision]) {
-    defer {
-      operations = []
-      marks = [:]
-    }
-    return (operations, marks)
+    var found: [JSONPatch.Operation] = []
+    var foundMarks: [JSONPointer: ArrayRevision] = [:]
+    swap(&found, &operations)
+    swap(&foundMarks, &marks)
+    return (found, foundMarks)
+  }
+
+  /// Keeps `operations`' buffer, emptied, as the next walk's (unless it grew large).
+  func recycle(_ operations: inout [JSONPatch.Operation]) {
+    guard operations.capacity <= 16 else { return }
+    // One by one from the end: `removeAll(keepingCapacity:)` destroys through the runtime's
+    // generic `swift_arrayDestroy` (value witnesses, about 250 instructions per publication
+    // more than the concrete destroys here).
+    while !operations.isEmpty { operations.removeLast() }
+    swap(&operations, &self.operations)
   }
 
   /// `parent.appending(name)`, the same pointer (tokens shared) as last time when it is the
   /// same member.
   func path(under parent: JSONPointer, _ name: String) -> JSONPointer {
-    if let recentLeaf, recentLeaf.name == name, recentLeaf.parent == parent {
-      return recentLeaf.path
-    }
+    if hasRecentLeaf, recentName == name, recentParent == parent { return recentPath }
     let path = parent.appending(name)
-    recentLeaf = RecentLeaf(parent: parent, name: name, path: path)
+    hasRecentLeaf = true
+    recentParent = parent
+    recentName = name
+    recentPath = path
     return path
   }
 
@@ -88,8 +95,8 @@ final class PatchWalk {
       return
     }
     let start = operations.count
-    let level = WalkLevel(path: path, old: oldMembers)
-    try value.encode(to: WalkEncoder(walk: self, level: level))
+    let level = WalkLevel(walk: self, path: path, old: oldMembers)
+    try value.encode(to: level)
     if level.isPoisoned {
       // The value used a container the walk does not follow: drop what it emitted and
       // diff its full encoding instead.
@@ -192,8 +199,11 @@ final class PatchWalk {
   }
 }
 
-/// One object being walked: its path, the old members, the keys encoded so far.
+/// One object being walked: its path, the old members, the keys encoded so far. It is the
+/// walk's `Encoder` for the value encoded there too (WalkEncoder.swift): a separate encoder
+/// struct, and each container, held the walk and the level, a retain and a release more each.
 final class WalkLevel {
+  let walk: PatchWalk
   let path: JSONPointer
   let old: JSONObject
   /// Which old members were encoded again, by position (a bit each for the first 64).
@@ -208,7 +218,8 @@ final class WalkLevel {
   /// Set when the value used a container the walk cannot follow (on the root level only).
   private var poisoned = false
 
-  init(path: JSONPointer, old: JSONObject, root: WalkLevel? = nil) {
+  init(walk: PatchWalk, path: JSONPointer, old: JSONObject, root: WalkLevel? = nil) {
+    self.walk = walk
     self.path = path
     self.old = old
     self.root = root
@@ -229,6 +240,12 @@ final class WalkLevel {
     return old.value(at: position)
   }
 
+  /// Publishes the scalar `value` of member `name`. Here rather than in the keyed container,
+  /// which reached the walk through this level with a retain and a release per leaf.
+  func leaf(_ value: JSON, _ name: String) {
+    walk.leaf(value, at: walk.path(under: path, name), old: encoded(name))
+  }
+
   /// The whole level was replaced by one value: no member is left over.
   func encodedAll() { encodedCount = old.count }
 
@@ -244,7 +261,7 @@ final class WalkLevel {
   func poisonWalk() { (root ?? self).poisoned = true }
 
   func nested(_ key: String, old: JSONObject) -> WalkLevel {
-    let child = WalkLevel(path: path.appending(key), old: old, root: root ?? self)
+    let child = WalkLevel(walk: walk, path: path.appending(key), old: old, root: root ?? self)
     children.append(child)
     return child
   }
