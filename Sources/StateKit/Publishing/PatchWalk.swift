@@ -37,20 +37,39 @@ final class PatchWalk {
   /// Starts another walk with this walker (which a publisher keeps: making one per walk cost
   /// an allocation and a free per publication): the same state as a new one's, but for the
   /// recent leaf and the operations buffer it kept (`recycle(_:)`), whose allocation the next
-  /// walk saves.
+  /// walk saves. Its marks are empty (`takeMarks()`, `dropMarks()`) unless given here.
   func restart(marks: [JSONPointer: ArrayRevision]) {
     self.marks = marks
     sawIdentifiedArray = false
   }
 
-  /// What the walk found, moved out, so that the walker holds no second reference to the
-  /// operations (the caller edits and recycles them in place) or the marks.
-  func finish() -> (operations: [JSONPatch.Operation], marks: [JSONPointer: ArrayRevision]) {
+  /// `restart(marks:)` with no marks.
+  func restart() {
+    if !marks.isEmpty { marks = [:] }
+    sawIdentifiedArray = false
+  }
+
+  /// The operations the walk found, moved out, so that the walker holds no second reference
+  /// to them (the caller edits and recycles them in place).
+  func finish() -> [JSONPatch.Operation] {
     var found: [JSONPatch.Operation] = []
-    var foundMarks: [JSONPointer: ArrayRevision] = [:]
     swap(&found, &operations)
-    swap(&foundMarks, &marks)
-    return (found, foundMarks)
+    return found
+  }
+
+  /// Whether the walk holds marks (arrays it published or kept).
+  var hasMarks: Bool { !marks.isEmpty }
+
+  /// The marks, moved out (the walker is left with none).
+  func takeMarks() -> [JSONPointer: ArrayRevision] {
+    var taken: [JSONPointer: ArrayRevision] = [:]
+    swap(&taken, &marks)
+    return taken
+  }
+
+  /// Forgets the marks of a walk that failed.
+  func dropMarks() {
+    if !marks.isEmpty { marks = [:] }
   }
 
   /// Keeps `operations`' buffer, emptied, as the next walk's (unless it grew large).

@@ -89,13 +89,13 @@ struct ViewPublisher<View: Encodable & Equatable> {
 
   /// The wire forms of `operations`, which are consumed (each one's value and path moved into
   /// its wire form, not copied), and their emptied buffer kept for the next walk. From the
-  /// last one back, so each is moved out of the buffer by `popLast()`.
+  /// last one back, so each is moved out of the buffer by `removeLast()`.
   private mutating func wireForms(of operations: inout [JSONPatch.Operation]) -> [JSON] {
     var wire = [JSON](repeating: .null, count: operations.count)
     var position = operations.count
-    while let operation = operations.popLast() {
+    while position > 0 {
       position -= 1
-      wire[position] = wireForm(operation)
+      wire[position] = wireForm(operations.removeLast())
     }
     walker.recycle(&operations)
     return wire
@@ -114,15 +114,19 @@ struct ViewPublisher<View: Encodable & Equatable> {
   /// Walks in a function of its own so that its references into the published JSON are
   /// released before the patch is applied to it (or applying would copy what it edits).
   private mutating func walk(to view: View) throws -> JSONPatch {
-    walker.restart(marks: marks)
+    // The marks are handed over and taken back only when there are any (a view without
+    // `IdentifiedArray`s has none): copying and replacing the empty dictionary cost a retain
+    // and two releases per walk.
+    if !marks.isEmpty { walker.restart(marks: marks) } else { walker.restart() }
     do {
       try walker.visit(view, at: root, old: json)
     } catch {
       _ = walker.finish()
+      walker.dropMarks()
       throw error
     }
-    let (operations, walkedMarks) = walker.finish()
-    marks = walkedMarks
+    let operations = walker.finish()
+    if walker.hasMarks || !marks.isEmpty { marks = walker.takeMarks() }
     if !walker.sawIdentifiedArray { lastView = view }
     return JSONPatch(operations)
   }

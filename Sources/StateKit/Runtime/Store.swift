@@ -206,12 +206,19 @@ public final class Store<F: Feature>: AnyStore {
   }
 
   private func decode(wire action: JSON) throws(ActionError) -> F.Action {
-    guard case .object(let fields) = action, fields.count == 1,
-      case .string(let name)? = fields["type"]
-    else {
+    guard case .object(let fields) = action, fields.count == 1 else {
       return try WireFormat.decodeAction(F.Action.self, from: action, allowed: publicActions)
     }
-    if let known = payloadFreeNames.firstIndex(of: name) { return payloadFreeActions[known] }
+    // The name compared where it lies: copied out of the object, it cost a retain and a
+    // release for its box and as many for the string.
+    let cached = fields.withValue(forKey: "type") { type -> Int? in
+      guard case .string(let name) = type else { return nil }
+      return payloadFreeNames.firstIndex(of: name)
+    }
+    if let cached, let known = cached { return payloadFreeActions[known] }
+    guard case .string(let name)? = fields["type"] else {
+      return try WireFormat.decodeAction(F.Action.self, from: action, allowed: publicActions)
+    }
     let decoded = try WireFormat.decodeAction(F.Action.self, from: action, allowed: publicActions)
     payloadFreeNames.append(name)
     payloadFreeActions.append(decoded)
