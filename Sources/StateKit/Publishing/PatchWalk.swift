@@ -234,6 +234,9 @@ final class WalkLevel {
   /// itself. Unowned: it holds its nested levels (`children`) and outlives them in `visit`.
   /// (A flag object of its own shared by all cost an allocation per visited value.)
   private unowned let root: WalkLevel?
+  /// `root != nil`, known without loading the unowned reference (each load is an atomic
+  /// `swift_unownedRetainStrong` and a release, even for `nil`).
+  private let isNested: Bool
   /// Set when the value used a container the walk cannot follow (on the root level only).
   private var poisoned = false
 
@@ -242,6 +245,7 @@ final class WalkLevel {
     self.path = path
     self.old = old
     self.root = root
+    isNested = root != nil
   }
 
   /// The old value of member `key`, noting that the new value encodes it.
@@ -276,8 +280,11 @@ final class WalkLevel {
       : encodedBeyondMask.contains(position)
   }
 
-  var isPoisoned: Bool { root?.poisoned ?? poisoned }
-  func poisonWalk() { (root ?? self).poisoned = true }
+  var isPoisoned: Bool { isNested ? root?.poisoned ?? false : poisoned }
+
+  func poisonWalk() {
+    if isNested { root?.poisoned = true } else { poisoned = true }
+  }
 
   func nested(_ key: String, old: JSONObject) -> WalkLevel {
     let child = WalkLevel(walk: walk, path: path.appending(key), old: old, root: root ?? self)
