@@ -114,7 +114,7 @@ final class PatchWalk {
       return
     }
     let start = operations.count
-    let level = WalkLevel(walk: self, path: path, old: oldMembers)
+    let level = WalkLevel(walk: self, path: path, old: consume oldMembers)
     try value.encode(to: level)
     if level.isPoisoned {
       // The value used a container the walk does not follow: drop what it emitted and
