@@ -229,23 +229,18 @@ final class WalkLevel {
   private var encodedMask: UInt64 = 0
   private var encodedBeyondMask: Set<Int> = []
   private var encodedCount = 0
+  /// The levels of the nested containers encoded in this one, in order.
   var children: [WalkLevel] = []
-  /// The level `visit` made, whose `poisoned` its nested levels share; `nil` for that level
-  /// itself. Unowned: it holds its nested levels (`children`) and outlives them in `visit`.
-  /// (A flag object of its own shared by all cost an allocation per visited value.)
-  private unowned let root: WalkLevel?
-  /// `root != nil`, known without loading the unowned reference (each load is an atomic
-  /// `swift_unownedRetainStrong` and a release, even for `nil`).
-  private let isNested: Bool
-  /// Set when the value used a container the walk cannot follow (on the root level only).
+  /// Set when the value used a container the walk cannot follow at this level. `visit` asks
+  /// the level it made (`isPoisoned`), which asks its nested levels in turn: they hold no
+  /// reference back to it (an unowned one cost an atomic `swift_unownedRetainStrong` and a
+  /// release per load, and unowned reference counting per nested level).
   private var poisoned = false
 
-  init(walk: PatchWalk, path: JSONPointer, old: JSONObject, root: WalkLevel? = nil) {
+  init(walk: PatchWalk, path: JSONPointer, old: JSONObject) {
     self.walk = walk
     self.path = path
     self.old = old
-    self.root = root
-    isNested = root != nil
   }
 
   /// The old value of member `key`, noting that the new value encodes it.
@@ -280,14 +275,16 @@ final class WalkLevel {
       : encodedBeyondMask.contains(position)
   }
 
-  var isPoisoned: Bool { isNested ? root?.poisoned ?? false : poisoned }
-
-  func poisonWalk() {
-    if isNested { root?.poisoned = true } else { poisoned = true }
+  /// Whether this level or one nested in it used a container the walk cannot follow: the
+  /// value `visit` walks is then encoded whole.
+  var isPoisoned: Bool {
+    poisoned || (!children.isEmpty && children.contains { $0.isPoisoned })
   }
 
+  func poisonWalk() { poisoned = true }
+
   func nested(_ key: String, old: JSONObject) -> WalkLevel {
-    let child = WalkLevel(walk: walk, path: path.appending(key), old: old, root: root ?? self)
+    let child = WalkLevel(walk: walk, path: path.appending(key), old: old)
     children.append(child)
     return child
   }
