@@ -33,3 +33,20 @@ extension JSONObject {
     }
   }
 }
+
+extension JSONObject {
+  /// Runs `body` on the value of `key` where it lies, without copying it out; `nil` when the
+  /// object has no such member. For a look that only reads (a type tag compared with known
+  /// names): the subscript's copy cost a retain and a release, and a string bound from it one
+  /// more of each.
+  ///
+  /// ```swift
+  /// let isIncrement = action.withValue(forKey: "type") { $0 == "increment" } ?? false
+  /// ```
+  public func withValue<Result>(
+    forKey key: String, _ body: (borrowing JSON) throws -> Result
+  ) rethrows -> Result? {
+    guard let position = position(of: key) else { return nil }
+    return try withMembers { members in try body(members[position].value) }
+  }
+}

@@ -84,6 +84,7 @@ public struct JSONObject: @unchecked Sendable {
   public var values: [JSON] { storage.withMembers { $0.map(\.value) } }
 
   /// The position of `key`, or `nil` when the object has no such member.
+  @inline(__always)
   public func position(of key: String) -> Int? { storage.position(of: key) }
 
   /// The key at `position` (`0..<count`), as ``position(of:)`` gives it.
@@ -126,6 +127,16 @@ public struct JSONObject: @unchecked Sendable {
     precondition(position >= 0 && position < count, "JSONObject position out of range")
     makeUnique(capacity: storage.count)
     storage.withMutableMembers { $0[position].value = value }
+  }
+
+  /// Replaces the value at `position` (`0..<count`) and returns the value it held, moved out
+  /// rather than copied: for an edit that keeps the old value (an undo entry) or drops it.
+  mutating func exchangeValue(_ value: consuming JSON, at position: Int) -> JSON {
+    precondition(position >= 0 && position < count, "JSONObject position out of range")
+    makeUnique(capacity: storage.count)
+    var exchanged = value
+    storage.withMutableMembers { members in swap(&exchanged, &members[position].value) }
+    return exchanged
   }
 
   /// Appends a member whose key the object does not hold yet (unchecked: the caller knows).

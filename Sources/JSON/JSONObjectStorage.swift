@@ -83,9 +83,16 @@ final class JSONObjectStorage: ManagedBuffer<JSONObjectHeader, JSONObject.Member
   }
 
   /// The position of `key`, by hash when the index exists and by a scan otherwise.
+  ///
+  /// The index and the keys are read where they lie: binding the optional index copied it, and
+  /// `firstIndex(where:)` copied each member out (key and value) to compare its key.
+  @inline(__always)
   func position(of key: String) -> Int? {
-    if let index = head.pointee.index { return index[key] }
-    return withMembers { members in members.firstIndex { $0.key == key } }
+    if head.pointee.index != nil { return head.pointee.index?[key] }
+    return withMembers { members in
+      for position in members.indices where members[position].key == key { return position }
+      return nil
+    }
   }
 
   /// A copy of the members (and index) in a new buffer of `capacity` (at least `count`).

@@ -69,20 +69,43 @@ public struct JSONPatch: Equatable, Sendable {
 
     /// The wire form, given the text of `path` (`.string(path.description)`, which this does
     /// not check): a publisher whose changes keep touching the same member makes that string,
-    /// and its box, once instead of per operation.
-    public func json(pathText: JSON) -> JSON {
+    /// and its box, once instead of per operation. Consuming: a caller done with the operation
+    /// hands its value over instead of copying it.
+    public consuming func json(pathText: JSON) -> JSON {
       // One allocation, the object's, sized exactly and filled with keys known to be distinct
       // (member by member cost about 4 allocations, a values array one more): this runs for
-      // every operation of every published patch.
-      var object = JSONObject(reservingCapacity: from == nil && value == nil ? 2 : 3)
-      object.appendUnindexed("op", nameValue)
-      object.appendUnindexed("path", pathText)
-      if let from {
-        object.appendUnindexed("from", .string(from.description))
-      } else if let value {
+      // every operation of every published patch. One `switch` that moves the operand out (the
+      // `from` and `value` accessors, asked twice each, copied it three times).
+      let name = nameValue
+      switch consume self {
+      case .add(_, let value), .replace(_, let value), .test(_, let value):
+        var object = JSONObject(reservingCapacity: 3)
+        object.appendUnindexed("op", name)
+        object.appendUnindexed("path", pathText)
         object.appendUnindexed("value", value)
+        return .object(object)
+      case .move(let from, _), .copy(let from, _):
+        var object = JSONObject(reservingCapacity: 3)
+        object.appendUnindexed("op", name)
+        object.appendUnindexed("path", pathText)
+        object.appendUnindexed("from", .string(from.description))
+        return .object(object)
+      case .remove:
+        var object = JSONObject(reservingCapacity: 2)
+        object.appendUnindexed("op", name)
+        object.appendUnindexed("path", pathText)
+        return .object(object)
       }
-      return .object(object)
+    }
+
+    /// Whether the operation's `path` is `pointer`; reads the path where it lies (the `path`
+    /// accessor copies it out).
+    public func hasPath(_ pointer: JSONPointer) -> Bool {
+      switch self {
+      case .add(let path, _), .remove(let path), .replace(let path, _), .test(let path, _),
+        .move(_, let path), .copy(_, let path):
+        return path == pointer
+      }
     }
 
     /// `name` as a JSON string, made once per name: a JSON string is boxed, so making it here

@@ -21,20 +21,28 @@ extension JSONPatch {
   /// ```
   public func apply(to document: inout JSON) throws(JSONPatchError) {
     var undo = UndoLog()
-    for (index, operation) in operations.enumerated() {
-      // Nothing after the last operation can fail, so its edit needs no undo entry unless it
-      // makes two (`move`: a remove, then an add that may fail). A one-operation patch (every
-      // counter increment) then allocates no log.
-      if index == operations.count - 1, !operation.editsTwice { undo.isRecording = false }
-      do {
-        try document.perform(operation, undo: &undo)
-      } catch {
-        document.rollBack(undo.entries)
-        var located = error
-        located.operationIndex = index
-        throw located
+    // Through the buffer, each operation read where it lies: `enumerated()`, and the array's
+    // subscript too, copied each one out (a retain and a release of its path and its value).
+    let failure: JSONPatchError? = operations.withUnsafeBufferPointer { operations in
+      for index in operations.indices {
+        // Nothing after the last operation can fail, so its edit needs no undo entry unless it
+        // makes two (`move`: a remove, then an add that may fail). A one-operation patch (every
+        // counter increment) then allocates no log.
+        if index == operations.count - 1, !operations[index].editsTwice {
+          undo.isRecording = false
+        }
+        do throws(JSONPatchError) {
+          try document.perform(operations[index], undo: &undo)
+        } catch {
+          document.rollBack(undo.entries)
+          var located = error
+          located.operationIndex = index
+          return located
+        }
       }
+      return nil
     }
+    if let failure { throw failure }
   }
 
   /// The result of applying the patch to a copy of `document`; `document` is not changed.
@@ -53,31 +61,11 @@ extension JSONPatch.Operation {
   }
 }
 
-/// The undo entries of a patch being applied; `isRecording` off drops them.
-private struct UndoLog {
-  var entries: [Undo] = []
-  var isRecording = true
-
-  mutating func append(_ entry: @autoclosure () -> Undo) {
-    if isRecording { entries.append(entry()) }
-  }
-}
-
-/// How to reverse one primitive edit. Removed and replaced values are kept by reference, so
-/// recording costs no copy.
-private enum Undo {
-  case root(JSON)
-  /// Restore member `key` of the object at `parent`: remove it when `old` is nil, otherwise
-  /// put `old` back at `position`.
-  case objectMember(parent: ArraySlice<String>, key: String, old: JSON?, position: Int)
-  case arrayRemove(parent: ArraySlice<String>, index: Int)
-  case arrayInsert(parent: ArraySlice<String>, index: Int, value: JSON)
-  case arraySet(parent: ArraySlice<String>, index: Int, value: JSON)
-}
-
 extension JSON {
+  /// `operation` is borrowed where it lies in the patch (passed plainly, it was copied out of
+  /// the array first: a retain and a release of its path and value).
   fileprivate mutating func perform(
-    _ operation: JSONPatch.Operation, undo: inout UndoLog
+    _ operation: borrowing JSONPatch.Operation, undo: inout UndoLog
   ) throws(JSONPatchError) {
     switch operation {
     case .add(let path, let value):
@@ -140,20 +128,23 @@ extension JSON {
   private mutating func add(
     _ value: JSON, at path: JSONPointer, field: String, undo: inout UndoLog
   ) throws(JSONPatchError) {
-    guard let key = path.tokens.last else {
+    let depth = path.tokens.count - 1
+    guard depth >= 0 else {
       undo.append(.root(self))
       self = value
       return
     }
-    let parent = path.tokens.dropLast()
-    try modify(at: parent, pointer: path, field: field) { container throws(JSONPatchError) in
+    try modify(path, depth: depth, field: field) { container throws(JSONPatchError) in
+      let key = path.tokens[depth]
       if var object = container.takeObject() {
         defer { container = .object(object) }
-        let position = object.position(of: key)
-        let old = position.map { object.value(at: $0) }
-        undo.append(
-          .objectMember(parent: parent, key: key, old: old, position: position ?? object.count))
-        object.set(key, value)
+        if let position = object.position(of: key) {
+          let old = object.exchangeValue(value, at: position)
+          undo.append(.objectMember(path: path, old: old, position: position))
+        } else {
+          undo.append(.objectMember(path: path, old: nil, position: object.count))
+          object.appendNew(key, value)
+        }
       } else if var elements = container.takeArray() {
         defer { container = .array(elements) }
         let index: Int
@@ -166,10 +157,10 @@ extension JSON {
             path, token: key, count: elements.count, field: field, allowEnd: true)
         }
         elements.insert(value, at: index)
-        undo.append(.arrayRemove(parent: parent, index: index))
+        undo.append(.arrayRemove(path: path, index: index))
       } else {
         throw JSON.notFound(
-          path, depth: parent.count, field: field,
+          path, depth: depth, field: field,
           why: "is \(container.kindDescription), not an object or array")
       }
     }
@@ -178,23 +169,24 @@ extension JSON {
   private mutating func remove(
     at path: JSONPointer, field: String, undo: inout UndoLog
   ) throws(JSONPatchError) -> JSON {
-    guard let key = path.tokens.last else {
+    let depth = path.tokens.count - 1
+    guard depth >= 0 else {
       throw JSONPatchError(
         kind: .pathNotFound, operationIndex: nil, field: field,
         reason: "cannot remove the whole document (\"\"); replace it instead")
     }
-    let parent = path.tokens.dropLast()
-    return try modify(at: parent, pointer: path, field: field) {
+    return try modify(path, depth: depth, field: field) {
       container throws(JSONPatchError) -> JSON in
+      let key = path.tokens[depth]
       if var object = container.takeObject() {
         defer { container = .object(object) }
         guard let position = object.position(of: key) else {
           throw JSON.notFound(
-            path, depth: parent.count, field: field, why: "has no member \"\(key)\"")
+            path, depth: depth, field: field, why: "has no member \"\(key)\"")
         }
         let removed = object.value(at: position)
         object.removeValue(forKey: key)
-        undo.append(.objectMember(parent: parent, key: key, old: removed, position: position))
+        undo.append(.objectMember(path: path, old: removed, position: position))
         return removed
       } else if var elements = container.takeArray() {
         defer { container = .array(elements) }
@@ -203,11 +195,11 @@ extension JSON {
             path, token: key, count: elements.count, field: field, allowEnd: false)
         }
         let removed = elements.remove(at: index)
-        undo.append(.arrayInsert(parent: parent, index: index, value: removed))
+        undo.append(.arrayInsert(path: path, index: index, value: removed))
         return removed
       } else {
         throw JSON.notFound(
-          path, depth: parent.count, field: field,
+          path, depth: depth, field: field,
           why: "is \(container.kindDescription), not an object or array")
       }
     }
@@ -216,73 +208,88 @@ extension JSON {
   private mutating func replace(
     at path: JSONPointer, with value: JSON, undo: inout UndoLog
   ) throws(JSONPatchError) {
-    guard let key = path.tokens.last else {
+    let depth = path.tokens.count - 1
+    guard depth >= 0 else {
       undo.append(.root(self))
       self = value
       return
     }
-    let parent = path.tokens.dropLast()
-    try modify(at: parent, pointer: path, field: "path") { container throws(JSONPatchError) in
-      if var object = container.takeObject() {
-        defer { container = .object(object) }
-        guard let position = object.position(of: key) else {
-          throw JSON.notFound(
-            path, depth: parent.count, field: "path",
-            why: "has no member \"\(key)\" to replace (add creates members)")
-        }
-        let old = object.value(at: position)
-        object.setValue(value, at: position)
-        undo.append(.objectMember(parent: parent, key: key, old: old, position: position))
-      } else if var elements = container.takeArray() {
-        defer { container = .array(elements) }
-        guard let index = JSONPointer.arrayIndex(key), index < elements.count else {
-          throw JSON.badIndex(
-            path, token: key, count: elements.count, field: "path", allowEnd: false)
-        }
-        let old = elements[index]
-        elements[index] = value
-        undo.append(.arraySet(parent: parent, index: index, value: old))
-      } else {
-        throw JSON.notFound(
-          path, depth: parent.count, field: "path",
-          why: "is \(container.kindDescription), not an object or array")
-      }
+    // A member of the document itself (`/count`) is replaced without the closure, whose
+    // captures were copied (a retain each for the path, its key and the value).
+    if depth == 0 { return try replaceMember(path, depth: 0, with: value, undo: &undo) }
+    try modify(path, depth: depth, field: "path") { container throws(JSONPatchError) in
+      try container.replaceMember(path, depth: depth, with: value, undo: &undo)
     }
   }
 
-  /// Runs `body` on the value at `tokens`, edited where it lies.
+  /// `replace`'s edit of this container, the parent of `path` (`depth` tokens deep).
+  private mutating func replaceMember(
+    _ path: JSONPointer, depth: Int, with value: JSON, undo: inout UndoLog
+  ) throws(JSONPatchError) {
+    if var object = takeObject() {
+      defer { self = .object(object) }
+      guard let position = object.position(of: path.tokens[depth]) else {
+        throw JSON.notFound(
+          path, depth: depth, field: "path",
+          why: "has no member \"\(path.tokens[depth])\" to replace (add creates members)")
+      }
+      // The old value moved out, not copied: dropped at once unless the undo log keeps it.
+      let old = object.exchangeValue(value, at: position)
+      undo.append(.objectMember(path: path, old: old, position: position))
+    } else if var elements = takeArray() {
+      defer { self = .array(elements) }
+      let key = path.tokens[depth]
+      guard let index = JSONPointer.arrayIndex(key), index < elements.count else {
+        throw JSON.badIndex(
+          path, token: key, count: elements.count, field: "path", allowEnd: false)
+      }
+      let old = elements[index]
+      elements[index] = value
+      undo.append(.arraySet(path: path, index: index, value: old))
+    } else {
+      throw JSON.notFound(
+        path, depth: depth, field: "path",
+        why: "is \(kindDescription), not an object or array")
+    }
+  }
+
+  /// Runs `body` on the value at the first `depth` tokens of `pointer` (its parent, for an
+  /// edit of the member or element the last token names), edited where it lies; `level` is
+  /// how many tokens are behind already.
   ///
   /// An object member is taken out of its object (the slot holds `.null` meanwhile) and put
   /// back afterwards, because `JSONObject` has no in-place accessor for a member; an array
   /// element is edited through `Array`'s own in-place subscript. `pointer` is the operation's
-  /// full path, for error messages.
-  private mutating func modify<Result>(
-    at tokens: ArraySlice<String>, pointer: JSONPointer, field: String,
+  /// full path, for error messages, and its tokens are read where they lie (a slice of them
+  /// per level cost a retain and a release each).
+  mutating func modify<Result>(
+    _ pointer: JSONPointer, depth: Int, level: Int = 0, field: String,
     _ body: (inout JSON) throws(JSONPatchError) -> Result
   ) throws(JSONPatchError) -> Result {
-    guard let token = tokens.first else { return try body(&self) }
-    let depth = pointer.tokens.count - tokens.count
+    guard level < depth else { return try body(&self) }
     if var object = takeObject() {
       defer { self = .object(object) }
-      guard let position = object.position(of: token) else {
-        throw JSON.notFound(pointer, depth: depth, field: field, why: "has no member \"\(token)\"")
+      guard let position = object.position(of: pointer.tokens[level]) else {
+        throw JSON.notFound(
+          pointer, depth: level, field: field,
+          why: "has no member \"\(pointer.tokens[level])\"")
       }
-      var member = object.value(at: position)
-      object.setValue(.null, at: position)  // now `member` is the only reference to its value
-      defer { object.setValue(member, at: position) }
-      return try member.modify(at: tokens.dropFirst(), pointer: pointer, field: field, body)
+      var member = object.exchangeValue(.null, at: position)  // `member` is the only reference
+      defer { _ = object.exchangeValue(member, at: position) }
+      return try member.modify(pointer, depth: depth, level: level + 1, field: field, body)
     }
     if var elements = takeArray() {
       defer { self = .array(elements) }
+      let token = pointer.tokens[level]
       guard let index = JSONPointer.arrayIndex(token), index < elements.count else {
         throw JSON.badIndex(
           pointer, token: token, count: elements.count, field: field, allowEnd: false)
       }
       return try elements[index].modify(
-        at: tokens.dropFirst(), pointer: pointer, field: field, body)
+        pointer, depth: depth, level: level + 1, field: field, body)
     }
     throw JSON.notFound(
-      pointer, depth: depth, field: field, why: "is \(kindDescription), which has no members")
+      pointer, depth: level, field: field, why: "is \(kindDescription), which has no members")
   }
 
   /// The array this value holds, moved out: `self` becomes `.null`, so the caller holds the
@@ -290,69 +297,29 @@ extension JSON {
   ///
   /// A separate function on purpose: binding the payload in a `switch self` keeps a second
   /// reference alive for the whole `switch` in unoptimized builds, which forces a copy.
+  ///
+  /// `self` is consumed and set again rather than read and overwritten: reading the payload
+  /// copied it (a retain) and overwriting released the old value (a release).
   mutating func takeArray() -> [JSON]? {
-    guard case .array(let elements) = self else { return nil }
-    self = .null
-    return elements
+    switch consume self {
+    case .array(let elements):
+      self = .null
+      return elements
+    case let other:
+      self = other
+      return nil
+    }
   }
 
   /// The object this value holds, moved out like ``takeArray()``.
   mutating func takeObject() -> JSONObject? {
-    guard case .object(let object) = self else { return nil }
-    self = .null
-    return object
-  }
-
-  /// Replays `undo` backwards. Each entry reverses an edit that succeeded on exactly the state
-  /// the later entries leave behind, so every path in it exists again when it is replayed.
-  fileprivate mutating func rollBack(_ undo: [Undo]) {
-    for entry in undo.reversed() {
-      do {
-        try rollBack(entry)
-      } catch {
-        preconditionFailure("JSONPatch rollback could not reverse its own edit: \(error)")
-      }
-    }
-  }
-
-  private mutating func rollBack(_ entry: Undo) throws(JSONPatchError) {
-    switch entry {
-    case .root(let old):
-      self = old
-    case .objectMember(let parent, let key, let old, let position):
-      try modify(at: parent, pointer: JSONPointer(tokens: Array(parent)), field: "path") {
-        container in
-        guard var object = container.takeObject() else { return }
-        defer { container = .object(object) }
-        if let old {
-          if object.position(of: key) != nil {
-            object.set(key, old)
-          } else {
-            var members = Array(object.members.lazy.map { ($0.key, $0.value) })
-            members.insert((key, old), at: min(position, members.count))
-            object = JSONObject(members)
-          }
-        } else {
-          object.removeValue(forKey: key)
-        }
-      }
-    case .arrayRemove(let parent, let index):
-      try editArray(at: parent) { $0.remove(at: index) }
-    case .arrayInsert(let parent, let index, let value):
-      try editArray(at: parent) { $0.insert(value, at: index) }
-    case .arraySet(let parent, let index, let value):
-      try editArray(at: parent) { $0[index] = value }
-    }
-  }
-
-  private mutating func editArray(
-    at parent: ArraySlice<String>, _ edit: (inout [JSON]) -> Void
-  ) throws(JSONPatchError) {
-    try modify(at: parent, pointer: JSONPointer(tokens: Array(parent)), field: "path") {
-      container in
-      guard var elements = container.takeArray() else { return }
-      edit(&elements)
-      container = .array(elements)
+    switch consume self {
+    case .object(let object):
+      self = .null
+      return object
+    case let other:
+      self = other
+      return nil
     }
   }
 

@@ -29,4 +29,14 @@ import Testing
     let (first, last, missing, middle) = object.values("k0", "k19", "k20", "k7")
     #expect(first == 0 && last == 19 && missing == nil && middle == 7)
   }
+
+  @Test func withValueReadsAMemberInPlaceAndIsNilForAnAbsentKey() {
+    let action: JSONObject = ["type": "increment", "by": 2]
+    #expect(action.withValue(forKey: "type") { $0 == "increment" } == true)
+    #expect(action.withValue(forKey: "by") { $0.integerValue } == 2)
+    #expect(action.withValue(forKey: "missing") { _ in true } == nil)
+    var large = JSONObject()
+    for number in 0..<20 { large["k\(number)"] = .integer(Int64(number)) }
+    #expect(large.withValue(forKey: "k13") { $0.integerValue } == 13)
+  }
 }

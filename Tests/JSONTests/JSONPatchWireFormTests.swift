@@ -68,4 +68,16 @@ import Testing
     #expect(patch.serializedSize == expected.utf8.count)
     #expect(JSONPatch().serializedSize == 2)
   }
+
+  @Test func hasPathComparesTheWrittenPathOfEveryKind() {
+    let operations: [JSONPatch.Operation] = [
+      .add(path: "/a", value: 1), .remove(path: "/a"), .replace(path: "/a", value: 2),
+      .move(from: "/b", path: "/a"), .copy(from: "/b", path: "/a"), .test(path: "/a", value: 3),
+    ]
+    for operation in operations {
+      #expect(operation.hasPath("/a"))
+      #expect(!operation.hasPath("/b"))
+      #expect(operation.json(pathText: "/a") == operation.json)
+    }
+  }
 }

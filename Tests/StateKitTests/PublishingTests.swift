@@ -90,6 +90,27 @@ import Testing
     let store = Store(feature: Shelf(), state: Shelf.State(books: books))
     try check([.rename(id: "a", title: "again"), .add(id: "b", title: "B", at: 0)], store: store)
   }
+
+  /// A view whose encoding nests an unkeyed container inside a nested keyed one: the walk
+  /// cannot follow it there, so it gives up on the whole value (the nested level's refusal
+  /// reaches the level the walk started) and publishes its full encoding, diffed.
+  @Test func aContainerTheWalkCannotFollowDeepInsideIsPublishedWhole() throws {
+    let store = Store(feature: Tally())
+    var document = store.published
+    var patches: [[JSON]] = []
+    store.observer = { patches.append($0.patch) }
+    let actions: [Tally.Action] = [
+      .append(count: 3), .rename(label: "b"), .append(count: 4), .rename(label: "c"),
+    ]
+    for action in actions {
+      patches.removeAll()
+      store.send(action)
+      for patch in patches { try JSONPatch(json: .array(patch)).apply(to: &document) }
+      let expected = try JSONValueEncoder().encode(store.state)
+      #expect(document == expected, "after \(action): patches \(patches)")
+      #expect(store.published == expected, "after \(action)")
+    }
+  }
 }
 
 /// A small deterministic generator (SplitMix64) for property tests.
@@ -102,5 +123,48 @@ struct SplitMix {
     z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
     z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
     return z ^ (z >> 31)
+  }
+}
+
+/// A state whose `counts` are encoded in an unkeyed container nested in a keyed one.
+private struct Tally: Feature {
+  struct State: Codable, Equatable, Sendable {
+    var label = "a"
+    var counts: [Int] = []
+
+    private enum Keys: String, CodingKey { case label, detail, counts }
+
+    init() {}
+
+    init(from decoder: any Decoder) throws {
+      let container = try decoder.container(keyedBy: Keys.self)
+      label = try container.decode(String.self, forKey: .label)
+      let detail = try container.nestedContainer(keyedBy: Keys.self, forKey: .detail)
+      counts = try detail.decode([Int].self, forKey: .counts)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+      var container = encoder.container(keyedBy: Keys.self)
+      try container.encode(label, forKey: .label)
+      var detail = container.nestedContainer(keyedBy: Keys.self, forKey: .detail)
+      var list = detail.nestedUnkeyedContainer(forKey: .counts)
+      for count in counts { try list.encode(count) }
+    }
+  }
+
+  enum Action: Codable, Sendable {
+    case append(count: Int)
+    case rename(label: String)
+  }
+
+  static let name = "tally"
+  var initialState: State { State() }
+
+  func reduce(into state: inout State, action: Action) -> Effect<Action, Never> {
+    switch action {
+    case .append(let count): state.counts.append(count)
+    case .rename(let label): state.label = label
+    }
+    return .none
   }
 }

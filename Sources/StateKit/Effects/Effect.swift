@@ -38,6 +38,12 @@ public struct Effect<Action: Sendable, Event: Sendable>: Sendable {
 
   let node: Node
 
+  /// Whether the effect does nothing (`.none`), asked without copying the node.
+  var isNone: Bool {
+    if case .none = node { return true }
+    return false
+  }
+
   init(_ node: Node) { self.node = node }
 
   /// Does nothing.

@@ -25,33 +25,43 @@ extension Store {
 
   /// `reduce` with history: the action is stamped with the wall-clock time (bound to
   /// `ReduceTime.current` while reducing), timed with its publication, and kept. Replay passes
-  /// the recorded stamp and starts no effect. Returns the publication.
+  /// the recorded stamp and starts no effect. Returns the view patch it published when asked
+  /// to (`returningPatch`, replay), else nothing.
+  ///
+  /// Inlined into its two callers, so that `reduce`, which asks for no patch, makes no copy of
+  /// it for the return (a retain and a release).
+  @inline(__always)
   @discardableResult
   func reduceRecording(
-    _ action: F.Action, _ context: EffectContext, fromEffect: Bool, stamp: Int64? = nil
-  ) -> Publication? {
-    guard let history else { return nil }
+    _ action: F.Action, _ context: EffectContext, fromEffect: Bool, stamp: Int64? = nil,
+    returningPatch: Bool = false
+  ) -> [JSON] {
+    guard let history else { return [] }
     let began = ReduceTime.ticks()
     let at = stamp ?? ReduceTime.now()
     let seq = history.takeSeq()
     let saved = ReduceTime.set(at)
     let effect = feature.reduce(into: &state, action: action)
     ReduceTime.restore(saved)
-    if stamp == nil {
+    // No context to copy (its cause: a retain and a release) for an action without an effect.
+    if stamp == nil, !effect.isNone {
       var inner = context
       inner.origin = seq
       start(effect, in: inner)
     }
-    let publication = publish(cause: context.cause)
+    var patch: [JSON] = []
+    var events: [JSON] = []
+    publish(cause: context.cause, keeping: &patch, &events)
     let origin = HistoryEntry.Origin(
       request: context.cause, action: fromEffect ? context.origin : nil)
+    let returned = returningPatch ? patch : []
     keep(
       HistoryLog.Item(
         seq: seq, kind: .action, version: version, payload: action, origin: origin,
-        patch: publication?.patch ?? [], events: publication?.events ?? [], at: at,
+        patch: consume patch, events: consume events, at: at,
         duration: .nanoseconds(ReduceTime.ticks() - began)), in: history)
     didReduce?(action, fromEffect)
-    return publication
+    return returned
   }
 
   /// Events an effect emitted outside a reduce (`Store.run`), kept as an entry of their own.
@@ -66,10 +76,12 @@ extension Store {
   }
 
   private func keep(_ item: consuming HistoryLog.Item, in history: HistoryLog) {
-    let started = history.starting
-    if !started.isEmpty {
+    // Moved out of the log only when there are any: copying the (usually empty) array cost a
+    // retain and a release per action.
+    var started: [EffectLife] = []
+    if !history.starting.isEmpty {
+      swap(&started, &history.starting)
       item.effects = started
-      history.starting.removeAll()
     }
     let made = history.sink == nil ? nil : entry(item)
     let leaving = history.append(item) { published }
@@ -238,7 +250,6 @@ extension Store {
     let decoded = try decoding.get()
     if history == nil { startHistory(limit: 1, sink: nil) }
     let context = EffectContext(transaction: Transaction(rawValue: 0), cause: nil)
-    let publication = reduceRecording(decoded, context, fromEffect: false, stamp: at)
-    return publication?.patch ?? []
+    return reduceRecording(decoded, context, fromEffect: false, stamp: at, returningPatch: true)
   }
 }

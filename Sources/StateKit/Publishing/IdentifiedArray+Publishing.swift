@@ -8,10 +8,10 @@ extension IdentifiedArray where Element: Encodable {
   /// first: an `as?` between two different types asks the runtime about conformances too.
   func publishIfWalked(by encoder: any Encoder) throws -> Bool {
     let type = Swift.type(of: encoder)
-    if type == WalkEncoder.self, let encoder = encoder as? WalkEncoder {
+    if type == WalkLevel.self, let level = encoder as? WalkLevel {
       // An object was published here: the array replaces all of it.
-      encoder.level.encodedAll()
-      try encoder.walk.publish(self, at: encoder.level.path, old: .object(encoder.level.old))
+      level.encodedAll()
+      try level.walk.publish(self, at: level.path, old: .object(level.old))
       return true
     }
     if type == CollectionProbe.self, let probe = encoder as? CollectionProbe {

@@ -2,7 +2,8 @@ import FoundationEssentials
 import JSON
 
 /// One walk of a new view against the published JSON, collecting the patch operations.
-/// See `ViewPublisher` for the design; the `Encoder` it walks with is `WalkEncoder`.
+/// See `ViewPublisher` for the design; the `Encoder` it walks with is each object's `WalkLevel`
+/// (WalkEncoder.swift).
 final class PatchWalk {
   private(set) var operations: [JSONPatch.Operation] = []
   private(set) var marks: [JSONPointer: ArrayRevision]
@@ -12,59 +13,84 @@ final class PatchWalk {
   /// what a journal wants (about as many bytes, half the work); a client's view patch diffs.
   let replacesUpdatedElements: Bool
 
-  /// The path of the member a leaf last changed, with its parent's path and its name: a view
-  /// changes the same member publication after publication (a count), and building its path
-  /// again cost an allocation (the tokens array) each time. Handed from walk to walk.
-  private(set) var recentLeaf: RecentLeaf?
+  /// The path of the member a leaf last changed (`recentPath`), with its parent's path and
+  /// its name: a view changes the same member publication after publication (a count), and
+  /// building its path again cost an allocation (the tokens array) each time. Kept from walk to
+  /// walk by the walker itself, which the publisher keeps. Three plain fields and a flag rather
+  /// than an optional struct: reading an optional struct out of this class copied all three
+  /// (three retains and two releases more per publication, callgrind).
+  private var hasRecentLeaf = false
+  private var recentParent = JSONPointer(tokens: [])
+  private var recentName = ""
+  private var recentPath = JSONPointer(tokens: [])
 
-  struct RecentLeaf {
-    let parent: JSONPointer
-    let name: String
-    let path: JSONPointer
-  }
-
-  /// `operations` is an empty buffer to fill (a previous walk's, to save its allocation);
-  /// `recentLeaf` is the previous walk's.
+  /// `operations` is an empty buffer to fill.
   init(
     marks: [JSONPointer: ArrayRevision], replacesUpdatedElements: Bool = false,
-    operations: [JSONPatch.Operation] = [], recentLeaf: RecentLeaf? = nil
+    operations: [JSONPatch.Operation] = []
   ) {
     self.marks = marks
     self.replacesUpdatedElements = replacesUpdatedElements
     self.operations = operations
-    self.recentLeaf = recentLeaf
   }
 
   /// Starts another walk with this walker (which a publisher keeps: making one per walk cost
-  /// an allocation and a free per publication): the same state as a new one's.
-  func restart(
-    marks: [JSONPointer: ArrayRevision], operations: [JSONPatch.Operation],
-    recentLeaf: RecentLeaf?
-  ) {
+  /// an allocation and a free per publication): the same state as a new one's, but for the
+  /// recent leaf and the operations buffer it kept (`recycle(_:)`), whose allocation the next
+  /// walk saves. Its marks are empty (`takeMarks()`, `dropMarks()`) unless given here.
+  func restart(marks: [JSONPointer: ArrayRevision]) {
     self.marks = marks
-    self.operations = operations
-    self.recentLeaf = recentLeaf
     sawIdentifiedArray = false
   }
 
-  /// What the walk found, moved out, so that the walker holds no second reference to the
-  /// operations (the caller edits and recycles them in place) or the marks.
-  func finish() -> (operations: [JSONPatch.Operation], marks: [JSONPointer: ArrayRevision]) {
-    defer {
-      operations = []
-      marks = [:]
-    }
-    return (operations, marks)
+  /// `restart(marks:)` with no marks.
+  func restart() {
+    if !marks.isEmpty { marks = [:] }
+    sawIdentifiedArray = false
+  }
+
+  /// The operations the walk found, moved out, so that the walker holds no second reference
+  /// to them (the caller edits and recycles them in place).
+  func finish() -> [JSONPatch.Operation] {
+    var found: [JSONPatch.Operation] = []
+    swap(&found, &operations)
+    return found
+  }
+
+  /// Whether the walk holds marks (arrays it published or kept).
+  var hasMarks: Bool { !marks.isEmpty }
+
+  /// The marks, moved out (the walker is left with none).
+  func takeMarks() -> [JSONPointer: ArrayRevision] {
+    var taken: [JSONPointer: ArrayRevision] = [:]
+    swap(&taken, &marks)
+    return taken
+  }
+
+  /// Forgets the marks of a walk that failed.
+  func dropMarks() {
+    if !marks.isEmpty { marks = [:] }
+  }
+
+  /// Keeps `operations`' buffer, emptied, as the next walk's (unless it grew large).
+  func recycle(_ operations: inout [JSONPatch.Operation]) {
+    guard operations.capacity <= 16 else { return }
+    // One by one from the end: `removeAll(keepingCapacity:)` destroys through the runtime's
+    // generic `swift_arrayDestroy` (value witnesses, about 250 instructions per publication
+    // more than the concrete destroys here).
+    while !operations.isEmpty { operations.removeLast() }
+    swap(&operations, &self.operations)
   }
 
   /// `parent.appending(name)`, the same pointer (tokens shared) as last time when it is the
   /// same member.
   func path(under parent: JSONPointer, _ name: String) -> JSONPointer {
-    if let recentLeaf, recentLeaf.name == name, recentLeaf.parent == parent {
-      return recentLeaf.path
-    }
+    if hasRecentLeaf, recentName == name, recentParent == parent { return recentPath }
     let path = parent.appending(name)
-    recentLeaf = RecentLeaf(parent: parent, name: name, path: path)
+    hasRecentLeaf = true
+    recentParent = parent
+    recentName = name
+    recentPath = path
     return path
   }
 
@@ -88,8 +114,8 @@ final class PatchWalk {
       return
     }
     let start = operations.count
-    let level = WalkLevel(path: path, old: oldMembers)
-    try value.encode(to: WalkEncoder(walk: self, level: level))
+    let level = WalkLevel(walk: self, path: path, old: consume oldMembers)
+    try value.encode(to: level)
     if level.isPoisoned {
       // The value used a container the walk does not follow: drop what it emitted and
       // diff its full encoding instead.
@@ -192,26 +218,29 @@ final class PatchWalk {
   }
 }
 
-/// One object being walked: its path, the old members, the keys encoded so far.
+/// One object being walked: its path, the old members, the keys encoded so far. It is the
+/// walk's `Encoder` for the value encoded there too (WalkEncoder.swift): a separate encoder
+/// struct, and each container, held the walk and the level, a retain and a release more each.
 final class WalkLevel {
+  let walk: PatchWalk
   let path: JSONPointer
   let old: JSONObject
   /// Which old members were encoded again, by position (a bit each for the first 64).
   private var encodedMask: UInt64 = 0
   private var encodedBeyondMask: Set<Int> = []
   private var encodedCount = 0
+  /// The levels of the nested containers encoded in this one, in order.
   var children: [WalkLevel] = []
-  /// The level `visit` made, whose `poisoned` its nested levels share; `nil` for that level
-  /// itself. Unowned: it holds its nested levels (`children`) and outlives them in `visit`.
-  /// (A flag object of its own shared by all cost an allocation per visited value.)
-  private unowned let root: WalkLevel?
-  /// Set when the value used a container the walk cannot follow (on the root level only).
+  /// Set when the value used a container the walk cannot follow at this level. `visit` asks
+  /// the level it made (`isPoisoned`), which asks its nested levels in turn: they hold no
+  /// reference back to it (an unowned one cost an atomic `swift_unownedRetainStrong` and a
+  /// release per load, and unowned reference counting per nested level).
   private var poisoned = false
 
-  init(path: JSONPointer, old: JSONObject, root: WalkLevel? = nil) {
+  init(walk: PatchWalk, path: JSONPointer, old: JSONObject) {
+    self.walk = walk
     self.path = path
     self.old = old
-    self.root = root
   }
 
   /// The old value of member `key`, noting that the new value encodes it.
@@ -229,6 +258,12 @@ final class WalkLevel {
     return old.value(at: position)
   }
 
+  /// Publishes the scalar `value` of member `name`. Here rather than in the keyed container,
+  /// which reached the walk through this level with a retain and a release per leaf.
+  func leaf(_ value: JSON, _ name: String) {
+    walk.leaf(value, at: walk.path(under: path, name), old: encoded(name))
+  }
+
   /// The whole level was replaced by one value: no member is left over.
   func encodedAll() { encodedCount = old.count }
 
@@ -240,11 +275,16 @@ final class WalkLevel {
       : encodedBeyondMask.contains(position)
   }
 
-  var isPoisoned: Bool { root?.poisoned ?? poisoned }
-  func poisonWalk() { (root ?? self).poisoned = true }
+  /// Whether this level or one nested in it used a container the walk cannot follow: the
+  /// value `visit` walks is then encoded whole.
+  var isPoisoned: Bool {
+    poisoned || (!children.isEmpty && children.contains { $0.isPoisoned })
+  }
+
+  func poisonWalk() { poisoned = true }
 
   func nested(_ key: String, old: JSONObject) -> WalkLevel {
-    let child = WalkLevel(path: path.appending(key), old: old, root: root ?? self)
+    let child = WalkLevel(walk: walk, path: path.appending(key), old: old)
     children.append(child)
     return child
   }

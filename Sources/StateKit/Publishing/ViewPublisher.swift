@@ -23,18 +23,21 @@ struct ViewPublisher<View: Encodable & Equatable> {
   var problem: String?
   /// The revision of each `IdentifiedArray` as last published, by its path in the view.
   private var marks: [JSONPointer: ArrayRevision] = [:]
-  /// The last patch's operations buffer, emptied, for the next walk to fill: allocating and
-  /// freeing it cost about 400 instructions per published action. Only a small one is kept.
-  private var spareOperations: [JSONPatch.Operation] = []
-  /// The member a leaf last changed (see `PatchWalk.recentLeaf`), and its path's text as a
-  /// JSON string for the wire form: made once while the same member keeps changing (its
-  /// text and box cost about 450 instructions per publication).
-  private var recentLeaf: PatchWalk.RecentLeaf?
-  /// The walker of every update, restarted each time (see `PatchWalk.restart`). A copy of the
-  /// publisher shares it, which is harmless: a walk runs start to finish within one `update`,
-  /// on the store's actor, and leaves the walker holding nothing of it.
+  /// The walker of every update, restarted each time (see `PatchWalk.restart`); it keeps the
+  /// last patch's operations buffer, emptied, for the next walk to fill (allocating and freeing
+  /// it cost about 400 instructions per published action), and the member a leaf last changed
+  /// (`PatchWalk.path(under:_:)`). A copy of the publisher shares it, which is harmless: a walk
+  /// runs start to finish within one `update`, on the store's actor, and what the walker keeps
+  /// between walks is only a buffer and a cache.
   private let walker: PatchWalk
-  private var recentPathText: (path: JSONPointer, text: JSON)?
+  /// The path an operation last had, and its text as a JSON string for the wire form: made
+  /// once while the same member keeps changing (its text and box cost about 450 instructions
+  /// per publication). Starts as the root's, whose text is empty. Not an optional tuple:
+  /// reading one copied both parts (a retain each) before comparing.
+  private var recentPath = JSONPointer(tokens: [])
+  private var recentPathText = JSON.string("")
+  /// `JSONPointer.root`, held: reading the static cost a `swift_once` and a retain per walk.
+  private let root = JSONPointer.root
 
   init(_ view: View, replacesUpdatedElements: Bool = false) {
     // `replacesUpdatedElements`: see `PatchWalk` (a store's journal of its private state).
@@ -70,7 +73,7 @@ struct ViewPublisher<View: Encodable & Equatable> {
       return []
     }
     guard !patch.isEmpty else {
-      recycle(&patch)
+      walker.recycle(&patch.operations)
       return []
     }
     do {
@@ -81,50 +84,50 @@ struct ViewPublisher<View: Encodable & Equatable> {
       report("internal: a view patch did not apply (\(error)); publishing the whole view")
       return replaceAll(with: view)
     }
-    let operations = patch.operations.map { wireForm($0) }
-    recycle(&patch)
-    return operations
+    return wireForms(of: &patch.operations)
+  }
+
+  /// The wire forms of `operations`, which are consumed (each one's value and path moved into
+  /// its wire form, not copied), and their emptied buffer kept for the next walk. From the
+  /// last one back, so each is moved out of the buffer by `removeLast()`.
+  private mutating func wireForms(of operations: inout [JSONPatch.Operation]) -> [JSON] {
+    var wire = [JSON](repeating: .null, count: operations.count)
+    var position = operations.count
+    while position > 0 {
+      position -= 1
+      wire[position] = wireForm(operations.removeLast())
+    }
+    walker.recycle(&operations)
+    return wire
   }
 
   /// `operation.json`, with the text of the path last published reused.
-  private mutating func wireForm(_ operation: JSONPatch.Operation) -> JSON {
-    let path = operation.path
-    if let recentPathText, recentPathText.path == path {
-      return operation.json(pathText: recentPathText.text)
+  private mutating func wireForm(_ operation: consuming JSONPatch.Operation) -> JSON {
+    if !operation.hasPath(recentPath) {
+      let path = operation.path
+      recentPathText = .string(path.description)
+      recentPath = path
     }
-    let text = JSON.string(path.description)
-    recentPathText = (path, text)
-    return operation.json(pathText: text)
-  }
-
-  /// Keeps `patch`'s buffer, emptied, as the next walk's (unless it grew large).
-  private mutating func recycle(_ patch: inout JSONPatch) {
-    var operations = patch.operations
-    patch.operations = []  // `operations` now holds the only reference: emptied in place
-    guard operations.capacity <= 16 else { return }
-    // One by one from the end: `removeAll(keepingCapacity:)` destroys through the runtime's
-    // generic `swift_arrayDestroy` (value witnesses, about 250 instructions per publication
-    // more than the concrete destroys here).
-    while !operations.isEmpty { operations.removeLast() }
-    spareOperations = operations
+    return operation.json(pathText: recentPathText)
   }
 
   /// Walks in a function of its own so that its references into the published JSON are
   /// released before the patch is applied to it (or applying would copy what it edits).
   private mutating func walk(to view: View) throws -> JSONPatch {
-    let walk = walker
-    walk.restart(marks: marks, operations: spareOperations, recentLeaf: recentLeaf)
-    spareOperations = []  // before the walk appends: its buffer must be uniquely referenced
+    // The marks are handed over and taken back only when there are any (a view without
+    // `IdentifiedArray`s has none): copying and replacing the empty dictionary cost a retain
+    // and two releases per walk.
+    if !marks.isEmpty { walker.restart(marks: marks) } else { walker.restart() }
     do {
-      try walk.visit(view, at: .root, old: json)
+      try walker.visit(view, at: root, old: json)
     } catch {
-      _ = walk.finish()
+      _ = walker.finish()
+      walker.dropMarks()
       throw error
     }
-    let (operations, walkedMarks) = walk.finish()
-    marks = walkedMarks
-    recentLeaf = walk.recentLeaf
-    if !walk.sawIdentifiedArray { lastView = view }
+    let operations = walker.finish()
+    if walker.hasMarks || !marks.isEmpty { marks = walker.takeMarks() }
+    if !walker.sawIdentifiedArray { lastView = view }
     return JSONPatch(operations)
   }
 

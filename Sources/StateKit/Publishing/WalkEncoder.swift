@@ -1,37 +1,34 @@
 import JSON
 
-/// The `Encoder` of a `PatchWalk`: keyed containers compare member by member against the
-/// old object; a single-value container publishes at the same path; unkeyed containers and
-/// super-encoders are not followed (they poison the level, and the walk encodes that value
-/// whole instead).
-struct WalkEncoder: Encoder {
-  let walk: PatchWalk
-  let level: WalkLevel
+/// The `Encoder` of a `PatchWalk`, one per object walked (its `WalkLevel`): keyed containers
+/// compare member by member against the old object; a single-value container publishes at the
+/// same path; unkeyed containers and super-encoders are not followed (they poison the level,
+/// and the walk encodes that value whole instead).
+extension WalkLevel: Encoder {
   var codingPath: [any CodingKey] { [] }
   var userInfo: [CodingUserInfoKey: Any] { [:] }
 
   func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-    KeyedEncodingContainer(WalkKeyedContainer<Key>(walk: walk, level: level))
+    KeyedEncodingContainer(WalkKeyedContainer<Key>(level: self))
   }
 
   func unkeyedContainer() -> any UnkeyedEncodingContainer {
-    level.poisonWalk()
+    poisonWalk()
     return DiscardingContainer()
   }
 
   func singleValueContainer() -> any SingleValueEncodingContainer {
-    WalkSingleValueContainer(walk: walk, level: level)
+    WalkSingleValueContainer(level: self)
   }
 }
 
 private struct WalkKeyedContainer<Key: CodingKey>: NullWritingKeyedContainer {
-  let walk: PatchWalk
   let level: WalkLevel
+  var walk: PatchWalk { level.walk }
   var codingPath: [any CodingKey] { [] }
 
   private func leaf(_ value: JSON, _ key: Key) {
-    let name = key.stringValue
-    walk.leaf(value, at: walk.path(under: level.path, name), old: level.encoded(name))
+    level.leaf(value, key.stringValue)
   }
 
   mutating func encodeNil(forKey key: Key) throws { leaf(.null, key) }
@@ -80,7 +77,7 @@ private struct WalkKeyedContainer<Key: CodingKey>: NullWritingKeyedContainer {
       return KeyedEncodingContainer(DiscardingKeyedContainer<NestedKey>())
     }
     return KeyedEncodingContainer(
-      WalkKeyedContainer<NestedKey>(walk: walk, level: level.nested(name, old: old)))
+      WalkKeyedContainer<NestedKey>(level: level.nested(name, old: old)))
   }
 
   mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
@@ -100,8 +97,8 @@ private struct WalkKeyedContainer<Key: CodingKey>: NullWritingKeyedContainer {
 }
 
 private struct WalkSingleValueContainer: SingleValueEncodingContainer {
-  let walk: PatchWalk
   let level: WalkLevel
+  var walk: PatchWalk { level.walk }
   var codingPath: [any CodingKey] { [] }
 
   /// The value replaces the whole level: every old member counts as handled.

@@ -70,18 +70,23 @@ public struct Publication: Sendable {
   /// `JournaledStore.takeStatePatch()`). A store whose private state changed without its view
   /// changing publishes with `from == to` and this set.
   public var statePatch: [JSON]?
+  /// Holds nothing (it takes no space): it makes the memberwise initializer, which the public
+  /// one below calls, differ from it, so that both can exist. A publication made by an
+  /// initializer of its own, field by field, was copied whole and the original destroyed (a
+  /// retain and a release per reference in it, every publication; Swift 6.3's optimizer, which
+  /// builds one from the memberwise initializer directly).
+  private var memberwise: Void = ()
+}
 
+extension Publication {
+  /// A publication of `store`'s change from version `from` to `to`.
   public init(
     store: String, from: UInt64, to: UInt64, patch: [JSON], events: [JSON], cause: JSON?,
     statePatch: [JSON]? = nil
   ) {
-    self.store = store
-    self.from = from
-    self.to = to
-    self.patch = patch
-    self.events = events
-    self.cause = cause
-    self.statePatch = statePatch
+    self.init(
+      store: store, from: from, to: to, patch: patch, events: events, cause: cause,
+      statePatch: statePatch, memberwise: ())
   }
 }
 

@@ -206,12 +206,19 @@ public final class Store<F: Feature>: AnyStore {
   }
 
   private func decode(wire action: JSON) throws(ActionError) -> F.Action {
-    guard case .object(let fields) = action, fields.count == 1,
-      case .string(let name)? = fields["type"]
-    else {
+    guard case .object(let fields) = action, fields.count == 1 else {
       return try WireFormat.decodeAction(F.Action.self, from: action, allowed: publicActions)
     }
-    if let known = payloadFreeNames.firstIndex(of: name) { return payloadFreeActions[known] }
+    // The name compared where it lies: copied out of the object, it cost a retain and a
+    // release for its box and as many for the string.
+    let cached = fields.withValue(forKey: "type") { type -> Int? in
+      guard case .string(let name) = type else { return nil }
+      return payloadFreeNames.firstIndex(of: name)
+    }
+    if let cached, let known = cached { return payloadFreeActions[known] }
+    guard case .string(let name)? = fields["type"] else {
+      return try WireFormat.decodeAction(F.Action.self, from: action, allowed: publicActions)
+    }
     let decoded = try WireFormat.decodeAction(F.Action.self, from: action, allowed: publicActions)
     payloadFreeNames.append(name)
     payloadFreeActions.append(decoded)
@@ -264,7 +271,10 @@ public final class Store<F: Feature>: AnyStore {
     }
     let effect = feature.reduce(into: &state, action: action)
     start(effect, in: context)
-    publish(cause: context.cause)
+    // Nobody reads the publication after the observer: moved out and dropped, not returned.
+    var patch: [JSON] = []
+    var events: [JSON] = []
+    publish(cause: context.cause, keeping: &patch, &events)
     didReduce?(action, fromEffect)
   }
 
@@ -272,24 +282,58 @@ public final class Store<F: Feature>: AnyStore {
   /// what it published (nil: nothing changed).
   @discardableResult
   func publish(cause: JSON?) -> Publication? {
-    let patch = publisher.update(to: feature.view(of: state))
-    if let problem = publisher.problem {
-      publisher.problem = nil
-      diagnose(problem, at: nil)
-    }
-    let statePatch = journals ? journalStatePatch(viewPatch: patch) : nil
-    guard !patch.isEmpty || !pendingEvents.isEmpty || statePatch?.isEmpty == false else {
-      return nil
-    }
-    let from = version
-    if !patch.isEmpty { version += 1 }
-    let events = pendingEvents
-    pendingEvents.removeAll()
+    var patch: [JSON] = []
+    var events: [JSON] = []
+    var statePatch: [JSON]?
+    guard let from = prepare(&patch, &events, &statePatch) else { return nil }
     let publication = Publication(
       store: id, from: from, to: version, patch: patch, events: events, cause: cause,
       statePatch: statePatch)
     observer?(publication)
     return publication
+  }
+
+  /// `publish(cause:)` for a caller that keeps the patch and events (history, or nobody): they
+  /// are moved into the publication and back out once the observer has seen it. (Returning the
+  /// publication cost a copy of it, a retain and a release per reference it holds.)
+  func publish(cause: JSON?, keeping patch: inout [JSON], _ events: inout [JSON]) {
+    var statePatch: [JSON]?
+    guard let from = prepare(&patch, &events, &statePatch) else { return }
+    var publication = Publication(
+      store: id, from: from, to: version, patch: [], events: [], cause: cause,
+      statePatch: statePatch)
+    swap(&patch, &publication.patch)
+    swap(&events, &publication.events)
+    observer?(publication)
+    swap(&patch, &publication.patch)
+    swap(&events, &publication.events)
+  }
+
+  /// What the next publication carries: the view's patch, the pending events (moved out, not
+  /// copied and emptied) and, when journaling, the state's patch; raises the version when the
+  /// view changed and returns the version before, or nil when there is nothing to publish.
+  private func prepare(
+    _ patch: inout [JSON], _ events: inout [JSON], _ statePatch: inout [JSON]?
+  ) -> UInt64? {
+    patch = publisher.update(to: feature.view(of: state))
+    if publisher.problem != nil { reportPublisherProblem() }
+    if journals { statePatch = journalStatePatch(viewPatch: patch) }
+    guard !patch.isEmpty || !pendingEvents.isEmpty || statePatch?.isEmpty == false else {
+      return nil
+    }
+    let from = version
+    if !patch.isEmpty { version += 1 }
+    if !pendingEvents.isEmpty { swap(&events, &pendingEvents) }
+    return from
+  }
+
+  /// Reports (and clears) the publisher's problem; apart, so that the usual path does not
+  /// copy the optional message out to look at it.
+  @inline(never)
+  private func reportPublisherProblem() {
+    guard let problem = publisher.problem else { return }
+    publisher.problem = nil
+    diagnose(problem, at: nil)
   }
 }
 
