@@ -327,7 +327,10 @@ final class Connection {
   /// Queues what a store's publication becomes for this client (``Fanout``); called
   /// synchronously by the store while it reduces, so a dispatch's patch and events are queued
   /// before its response.
-  func publish(_ publication: Publication, of store: any AnyStore) {
+  ///
+  /// `store` is the publishing store, asked for only when a subscription to a path needs its
+  /// state (``Fanout/lines(for:of:cause:patch:event:)``).
+  func publish(_ publication: Publication, of store: () -> any AnyStore) {
     if publication.to != publication.from || publication.statePatch?.isEmpty == false,
       role == .owner, registry.isPersistent(publication.store)
     {
@@ -337,11 +340,11 @@ final class Connection {
     fanout.lines(
       for: publication, of: store, cause: clientCause(publication.cause),
       patch: { notice in
-        if mergesHeldPatches { hold(notice) } else { queue(.patch(notice)) }
+        if mergesHeldPatches { hold(consume notice) } else { queue(.patch(consume notice)) }
       },
       event: { line in
         releaseHeld()  // a barrier: the held patch goes first
-        queue(line)
+        queue(consume line)
       })
     if !inBatch { commit() }
   }
@@ -403,7 +406,7 @@ final class Connection {
     // closure, so it is alive whenever the closure runs, and the connection lives as long as
     // the process.
     store.observer = { [unowned(unsafe) self, unowned(unsafe) store] publication in
-      self.publish(publication, of: store)
+      self.publish(publication, of: { store })
     }
     fanout.opened(store)
   }
