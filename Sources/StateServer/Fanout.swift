@@ -99,12 +99,17 @@ final class Fanout {
         lastWatchedStore = publication.store
         lastWatched = subscriptions[publication.store] ?? []
       }
-      if lastWatched.count == 1 {
-        // The usual case, one subscription: its fields are read and its version moved on before
-        // the line is handed over, so nothing here is kept alive across the call.
-        if let notice = notice(for: publication, by: lastWatched[0], of: store, cause: cause) {
-          patch(notice)
-        }
+      if lastWatched.count == 1 && lastWatched[0].isRoot {
+        // The usual case, one subscription to the whole state: its fields are read and its
+        // version moved on with no call in between, and before the line is handed over, so the
+        // subscription is not retained around any call.
+        guard !publication.patch.isEmpty else { return publishEvents(of: publication, event) }
+        let from = lastWatched[0].version
+        lastWatched[0].version = publication.to
+        patch(
+          PatchNotice(
+            store: publication.store, path: lastWatched[0].pathText, from: from,
+            to: publication.to, operations: publication.patch, cause: cause))
       } else {
         let watching = lastWatched
         for subscription in watching {
@@ -114,6 +119,11 @@ final class Fanout {
         }
       }
     }
+    publishEvents(of: publication, event)
+  }
+
+  /// A publication's events, each a line whatever the subscriptions.
+  private func publishEvents(of publication: Publication, _ event: (consuming Outgoing) -> Void) {
     guard !publication.events.isEmpty else { return }
     for item in publication.events {
       let params: JSON = ["store": .string(publication.store), "event": item]
@@ -124,13 +134,12 @@ final class Fanout {
 
   /// The patch one subscription receives of a publication that changed the state (nil when its
   /// part did not change); the subscription's version moves on to the publication's.
-  @inline(__always)  // the subscription is read in place, not retained around a call
   private func notice(
     for publication: Publication, by subscription: Subscription, of store: () -> any AnyStore,
     cause: JSON?
   ) -> PatchNotice? {
     let operations: [JSON]
-    if subscription.path.isRoot {
+    if subscription.isRoot {
       operations = publication.patch
     } else {
       let published = store().published
