@@ -28,7 +28,7 @@ extension Connection {
   /// the same subscription's, else the held one is released first. Nothing is queued between
   /// the two, so no barrier is crossed. The weight is left for the output queue to measure
   /// once, when it merges the whole batch.
-  func hold(_ notice: PatchNotice) {
+  func hold(_ notice: consuming PatchNotice) {
     let (store, path, from, to, operations, cause) = (
       notice.store, notice.path, notice.from, notice.to, notice.operations, notice.cause
     )

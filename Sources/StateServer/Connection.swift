@@ -184,14 +184,30 @@ final class Connection {
   /// request invalid; one inside `params` is refused like a bad param, silently for a
   /// notification.
   private func serve(_ message: JSON, refusals: [JSONParseError.Refusal] = []) -> Served? {
-    if let refusal = refusals.first(where: { $0.pointer.isRoot || $0.pointer.tokens == ["id"] }) {
+    if case .object(let request) = message { return serve(request: request, refusals: refusals) }
+    if let refusal = Self.envelopeRefusal(refusals) {
       return .now(.failure(id: .null, error: .refusedMember(refusal)))
     }
-    guard case .object(let request) = message else {
-      let reason = "expected a request object, got \(message.kindDescription)"
-      return .now(.failure(id: .null, error: .invalidRequest(reason)))
+    let reason = "expected a request object, got \(message.kindDescription)"
+    return .now(.failure(id: .null, error: .invalidRequest(reason)))
+  }
+
+  /// A refused member that makes the whole message unanswerable by id: the root or the id.
+  private static func envelopeRefusal(_ refusals: [JSONParseError.Refusal])
+    -> JSONParseError.Refusal?
+  {
+    refusals.first(where: { $0.pointer.isRoot || $0.pointer.tokens == ["id"] })
+  }
+
+  /// ``serve(_:refusals:)`` of a request object. A function of its own: the object is then a
+  /// parameter, read where it lies, where bound inside the caller it was retained and released.
+  private func serve(request: JSONObject, refusals: [JSONParseError.Refusal]) -> Served? {
+    if let refusal = Self.envelopeRefusal(refusals) {
+      return .now(.failure(id: .null, error: .refusedMember(refusal)))
     }
-    let (id, version, methodName, params) = request.values("id", "jsonrpc", "method", "params")
+    // Only what is passed on is copied out (the id, the params); `jsonrpc` and `method` are
+    // read in place: copying their values out retained and released each one's string box.
+    let id = request["id"]
     switch id {
     case nil, .string?, .integer?, .double?, .null?: break
     case let other?:
@@ -202,14 +218,15 @@ final class Connection {
       return .now(.failure(id: id ?? .null, error: .refusedMember(refusal)))
     }
     // Compared as a string: the literal as a `JSON` would be a boxed string allocated per request.
-    guard case .string(let version)? = version, version == "2.0" else {
+    guard request.string(forKey: "jsonrpc") == "2.0" else {
       let reason = "\"jsonrpc\" must be \"2.0\""
       return .now(.failure(id: id ?? .null, error: .invalidRequest(reason)))
     }
-    guard case .string(let method)? = methodName else {
+    guard let method = request.string(forKey: "method") else {
       let reason = "\"method\" must be a string naming the method"
       return .now(.failure(id: id ?? .null, error: .invalidRequest(reason)))
     }
+    let params = request["params"]
     switch params {
     case nil, .object?, .array?: break
     case let other?:
@@ -262,6 +279,18 @@ final class Connection {
   /// Routes a method through ``methods``; every method's params are decoded and validated
   /// before anything changes.
   private func call(_ name: String, params: JSON?, id: JSON?) throws(RPCError) -> Outcome {
+    // The hot path, a pipelined `dispatch` with the usual params, is served without the method
+    // table: its closures' contexts and the method object were retained and released per
+    // request. Anything else (a drain, a closed output, unusual params) takes the table's route,
+    // whose `dispatch` reads the params the same way first.
+    if name == "dispatch", phase == .serving, !output.isBroken {
+      // A `switch`, not `if case`: the optional pattern of `if case` copied the object out.
+      switch params {
+      case .some(.object(let object)):
+        if let outcome = try dispatch(direct: object, id: id) { return outcome }
+      default: break
+      }
+    }
     // Route before reading params: an unknown method is -32601 whatever its params look like
     // (JSON-RPC's own example calls an unknown `subtract` with array params).
     let method: RPCMethod
@@ -285,6 +314,12 @@ final class Connection {
   }
 
   // MARK: The hot path: dispatch
+
+  /// `dispatch` with the usual params, read in place; nil for anything else.
+  private func dispatch(direct params: JSONObject, id: JSON?) throws(RPCError) -> Outcome? {
+    guard let params = DispatchParams(direct: params) else { return nil }
+    return try dispatch(params, id: id)
+  }
 
   func dispatch(_ params: DispatchParams, id: JSON?) throws(RPCError) -> Outcome {
     let storeID = params.store
@@ -327,7 +362,10 @@ final class Connection {
   /// Queues what a store's publication becomes for this client (``Fanout``); called
   /// synchronously by the store while it reduces, so a dispatch's patch and events are queued
   /// before its response.
-  func publish(_ publication: Publication, of store: any AnyStore) {
+  ///
+  /// `store` is the publishing store, asked for only when a subscription to a path needs its
+  /// state (``Fanout/lines(for:of:cause:patch:event:)``).
+  func publish(_ publication: Publication, of store: () -> any AnyStore) {
     if publication.to != publication.from || publication.statePatch?.isEmpty == false,
       role == .owner, registry.isPersistent(publication.store)
     {
@@ -337,11 +375,11 @@ final class Connection {
     fanout.lines(
       for: publication, of: store, cause: clientCause(publication.cause),
       patch: { notice in
-        if mergesHeldPatches { hold(notice) } else { queue(.patch(notice)) }
+        if mergesHeldPatches { hold(consume notice) } else { queue(.patch(consume notice)) }
       },
       event: { line in
         releaseHeld()  // a barrier: the held patch goes first
-        queue(line)
+        queue(consume line)
       })
     if !inBatch { commit() }
   }
@@ -403,7 +441,7 @@ final class Connection {
     // closure, so it is alive whenever the closure runs, and the connection lives as long as
     // the process.
     store.observer = { [unowned(unsafe) self, unowned(unsafe) store] publication in
-      self.publish(publication, of: store)
+      self.publish(publication, of: { store })
     }
     fanout.opened(store)
   }

@@ -15,13 +15,18 @@ final class Fanout {
   var subscribesToAll = true
   /// The subscriptions of each store, by store id.
   var subscriptions: [String: [Subscription]] = [:] {
-    didSet { lastWatched = nil }
+    didSet {
+      lastWatchedStore = nil
+      lastWatched = []
+    }
   }
-  /// The subscriptions of the store that published last: a client dispatching to one store
-  /// finds them without hashing its id for every publication. Forgotten whenever
-  /// `subscriptions` changes (the subscription objects themselves are shared, so their
-  /// versions stay current).
-  private var lastWatched: (store: String, subscriptions: [Subscription])?
+  /// The subscriptions of the store that published last (`lastWatchedStore`): a client
+  /// dispatching to one store finds them without hashing its id for every publication.
+  /// Forgotten whenever `subscriptions` changes (the subscription objects themselves are shared,
+  /// so their versions stay current). Two properties, not an optional tuple: reading the tuple
+  /// copied the array out (a retain and a release per publication).
+  private var lastWatchedStore: String?
+  private var lastWatched: [Subscription] = []
 
   init(registry: StoreRegistry) {
     self.registry = registry
@@ -73,48 +78,82 @@ final class Fanout {
 
   /// The lines a store's publication becomes: a patch for every subscription whose part of the
   /// state changed (`patch`), then the events whatever the subscriptions (`event`). `cause` is
-  /// the publication's cause as this client sees it (its own request id, or none).
+  /// the publication's cause as this client sees it (its own request id, or none). `store` is
+  /// asked for only by a subscription to a path below the root, which scopes the patch in the
+  /// store's published state: a root subscription (the usual one) never holds a reference to
+  /// the store, which cost a retain and a release per publication and client.
   ///
   /// Subscriptions (and `initialize {subscribe: "none"}`) choose which *state* a client
   /// mirrors. Events are one-off and never replayed, and the protocol promises a dispatch's
   /// events before its response: a client that subscribed to nothing still gets every
   /// `store/event`.
+  ///
+  /// Each line is handed over (`consuming`): it moves into the connection's queue instead of
+  /// being copied there and destroyed here.
   func lines(
-    for publication: Publication, of store: any AnyStore, cause: JSON?,
-    patch: (PatchNotice) -> Void, event: (Outgoing) -> Void
+    for publication: Publication, of store: () -> any AnyStore, cause: JSON?,
+    patch: (consuming PatchNotice) -> Void, event: (consuming Outgoing) -> Void
   ) {
-    let watching: [Subscription]
-    if let lastWatched, lastWatched.store == publication.store {
-      watching = lastWatched.subscriptions
-    } else {
-      watching = subscriptions[publication.store] ?? []
-      lastWatched = (publication.store, watching)
-    }
-    guard !watching.isEmpty || !publication.events.isEmpty else { return }
     if publication.to != publication.from {
-      for subscription in watching {
-        let operations: [JSON]
-        if subscription.path.isRoot {
-          operations = publication.patch
-        } else {
-          operations = Self.scope(
-            publication.patch, to: subscription.path, in: store.published,
-            existedBefore: subscription.exists)
-          subscription.exists = subscription.path.value(in: store.published) != nil
-        }
-        guard !operations.isEmpty else { continue }
+      if lastWatchedStore != publication.store {
+        lastWatchedStore = publication.store
+        lastWatched = subscriptions[publication.store] ?? []
+      }
+      if lastWatched.count == 1 && lastWatched[0].isRoot {
+        // The usual case, one subscription to the whole state: its fields are read and its
+        // version moved on with no call in between, and before the line is handed over, so the
+        // subscription is not retained around any call.
+        guard !publication.patch.isEmpty else { return publishEvents(of: publication, event) }
+        let from = lastWatched[0].version
+        lastWatched[0].version = publication.to
         patch(
           PatchNotice(
-            store: publication.store, path: subscription.pathText, from: subscription.version,
-            to: publication.to, operations: operations, cause: cause))
-        subscription.version = publication.to
+            store: publication.store, path: lastWatched[0].pathText, from: from,
+            to: publication.to, operations: publication.patch, cause: cause))
+      } else {
+        let watching = lastWatched
+        for subscription in watching {
+          if let notice = notice(for: publication, by: subscription, of: store, cause: cause) {
+            patch(notice)
+          }
+        }
       }
     }
+    publishEvents(of: publication, event)
+  }
+
+  /// A publication's events, each a line whatever the subscriptions.
+  private func publishEvents(of publication: Publication, _ event: (consuming Outgoing) -> Void) {
+    guard !publication.events.isEmpty else { return }
     for item in publication.events {
       let params: JSON = ["store": .string(publication.store), "event": item]
       event(
         .message(Connection.notification("store/event", params), barriers: [publication.store]))
     }
+  }
+
+  /// The patch one subscription receives of a publication that changed the state (nil when its
+  /// part did not change); the subscription's version moves on to the publication's.
+  private func notice(
+    for publication: Publication, by subscription: Subscription, of store: () -> any AnyStore,
+    cause: JSON?
+  ) -> PatchNotice? {
+    let operations: [JSON]
+    if subscription.isRoot {
+      operations = publication.patch
+    } else {
+      let published = store().published
+      operations = Self.scope(
+        publication.patch, to: subscription.path, in: published,
+        existedBefore: subscription.exists)
+      subscription.exists = subscription.path.value(in: published) != nil
+    }
+    guard !operations.isEmpty else { return nil }
+    let from = subscription.version
+    subscription.version = publication.to
+    return PatchNotice(
+      store: publication.store, path: subscription.pathText, from: from, to: publication.to,
+      operations: operations, cause: cause)
   }
 
   /// The operations of `patch` that a subscription to `path` receives (JSONPatch.scoped): ops

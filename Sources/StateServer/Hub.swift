@@ -16,8 +16,13 @@ final class Hub {
   let registry: StoreRegistry
   let options: ServerOptions
   let log: Log
-  /// The owner first, then attached connections in the order they came.
-  private(set) var connections: [Connection] = []
+  /// The owner first, then attached connections in the order they came. Each store's observer
+  /// holds them as they are now, so a change installs every observer anew.
+  private(set) var connections: [Connection] = [] {
+    didSet {
+      for store in registry.openStores { observe(store) }
+    }
+  }
   private var peers: [ObjectIdentifier: Peer] = [:]
   /// Set once the owner's shutdown began: clients arriving later are closed at once.
   private var ownerEnding = false
@@ -42,16 +47,41 @@ final class Hub {
 
   /// Makes the hub the store's observer and lets every connection watch it.
   func attach(_ store: any AnyStore) {
-    // Unowned, not weak (this runs once per reduced action), and unchecked (the checked
-    // references' retains and releases were a tenth of the fan-out to one client): the store
-    // owns the closure, so it is alive whenever the closure runs, and the hub outlives every
-    // store's observer (the shutdown closes every store, which drops its observer, before the
-    // server's `run` returns and releases the hub).
+    observe(store)
+    for connection in connections { connection.watch(store) }
+  }
+
+  /// Installs the store's observer, which hands each publication to every connection in order.
+  ///
+  /// The observer captures the connections as they are now (``connections`` installs it anew
+  /// when they change): a captured reference is used where it lies, where reading the hub's
+  /// array per publication retained and released the array and each connection (atomic
+  /// operations, per publication and client). The capture is strong, which makes a cycle (store,
+  /// observer, connection, registry, store) that ends when the store closes and drops its
+  /// observer; every store closes at shutdown, and a connection that ends is dropped from every
+  /// observer at once.
+  ///
+  /// The hub and the store are unowned, not weak (this runs once per reduced action), and
+  /// unchecked: the store owns the closure, so it is alive whenever the closure runs, and the
+  /// hub outlives every store's observer (the shutdown closes every store, which drops its
+  /// observer, before the server's `run` returns and releases the hub). The store is handed on
+  /// as a closure: reading an unowned(unsafe) reference retains it, and only a subscription to a
+  /// path below the root needs it.
+  private func observe(_ store: any AnyStore) {
+    let connections = connections
+    guard connections.count == 1 else {
+      store.observer = { [unowned(unsafe) self, unowned(unsafe) store] publication in
+        for connection in connections { connection.publish(publication, of: { store }) }
+        if !publication.events.isEmpty && !self.peers.isEmpty { self.dropClientsFarBehind() }
+      }
+      return
+    }
+    // The usual case, the stdio client alone.
+    let only = connections[0]
     store.observer = { [unowned(unsafe) self, unowned(unsafe) store] publication in
-      for connection in self.connections { connection.publish(publication, of: store) }
+      only.publish(publication, of: { store })
       if !publication.events.isEmpty && !self.peers.isEmpty { self.dropClientsFarBehind() }
     }
-    for connection in connections { connection.watch(store) }
   }
 
   /// One client's input batch is being served: the other clients' lines are committed once at

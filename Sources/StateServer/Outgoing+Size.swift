@@ -19,7 +19,7 @@ extension PatchNotice {
   var estimatedBytes: Int {
     var total = 96 + store.utf8.count + path.utf8.count
     if let cause { total += cause.estimatedEncodedSize }
-    for operation in operations { total += 1 + operation.estimatedEncodedSize }
-    return total
+    // Read in place: weighing each operation copied it out of the array first.
+    return total + operations.estimatedEncodedSizeOfElements
   }
 }

@@ -16,6 +16,10 @@ enum Outgoing: Sendable {
   /// while the writer is blocked.
   case patch(PatchNotice)
 
+  /// What the writer leaves in a batch in place of a line it took out: no references, so
+  /// nothing to release (never written).
+  static var written: Outgoing { .dispatched(id: .null, store: "", version: 0) }
+
   /// The stores whose patches may not be merged across this line.
   var barriers: [String] {
     switch self {

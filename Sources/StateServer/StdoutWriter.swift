@@ -89,20 +89,22 @@ final class StdoutWriter: Sendable {
 
   private func run() {
     var pending = Pending()
-    while let (lines, sizes) = queue.next() {
+    while case (var lines, let sizes)? = queue.next() {
       guard !pending.broken else {
         // The client is gone: keep consuming so nothing waits on us.
         queue.release(sizes.reduce(0, +), written: 0)
         continue
       }
-      // By index, the lines read in place: iterating copied every line out (retaining each of
-      // its members) only to release the copy once written.
+      // Each line is moved out of the batch (a placeholder without references left behind), so
+      // the writer owns it: reading it in the array copied it (retaining each of its members)
+      // only to release the copy once written, and the array's release again afterwards.
       for index in lines.indices {
         let size = sizes[index]
-        if size > Self.chunkBytes, case .message(.array(let elements), _) = lines[index] {
+        let line = exchange(&lines[index], with: .written)
+        if size > Self.chunkBytes, case .message(.array(let elements), _) = line {
           stream(elements, estimate: size, into: &pending)
         } else {
-          encode(lines[index], into: &pending.bytes)
+          encode(line, into: &pending.bytes)
           pending.estimate += size
           if pending.bytes.count >= Self.chunkBytes { flush(&pending) }
         }
