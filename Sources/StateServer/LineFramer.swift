@@ -7,8 +7,9 @@ import JSON
 #endif
 
 /// Splits stdin into lines in place, one large read at a time: no byte-by-byte reads, no copy
-/// of a line before it is parsed. Used by one thread at a time (the reader thread, or the main
-/// thread in ``MainLoop``).
+/// of a line that is parsed at once (``next(from:)``); ``frame(from:)`` copies a read's lines
+/// once, into chunks any thread may parse. Used by one thread at a time (the reader thread, or
+/// the main thread in ``MainLoop``, or the ``ParseAhead`` thread).
 ///
 /// `\r\n` endings and blank lines are accepted; the limit applies to a message without its line
 /// ending (`\n` or `\r\n`). A line longer than `maxMessageBytes` is never held in memory: once a
@@ -31,10 +32,45 @@ final class LineFramer {
     self.maxMessageBytes = maxMessageBytes
   }
 
-  /// Reads once from `fd` (blocking) and returns the lines completed by what was read, and how
-  /// many bytes that was; at the end of input (count <= 0) the lines end with
+  /// Reads once from `fd` (blocking) and returns the lines completed by what was read, parsed
+  /// here, and how many bytes that was; at the end of input (count <= 0) the lines end with
   /// ``InboundLine/endOfInput``.
   func next(from fd: Int32) -> (lines: [InboundLine], count: Int) {
+    let (items, count) = readItems(from: fd)
+    // Parsed in the buffer itself, before the next read moves it: no copy.
+    let lines = buffer.withUnsafeBytes { raw in
+      FramedChunk.parse(items, in: raw, base: 0) { dropRetiredLine() }
+    }
+    return (lines, count)
+  }
+
+  /// ``next(from:)`` without the parse: the lines go in chunks of at most
+  /// ``FramedChunk/linesPerChunk`` lines sharing one copy of their bytes, for whichever thread
+  /// parses them (``ParseAhead``).
+  func frame(from fd: Int32) -> (chunks: [FramedChunk], count: Int) {
+    let (items, count) = readItems(from: fd)
+    guard !items.isEmpty else { return ([], count) }
+    var low = Int.max
+    var high = 0
+    for case .text(let range) in items {
+      low = min(low, range.lowerBound)
+      high = max(high, range.upperBound)
+    }
+    let bytes = low < high ? Array(buffer[low..<high]) : []
+    let base = low < high ? low : 0
+    var chunks: [FramedChunk] = []
+    chunks.reserveCapacity(items.count / FramedChunk.linesPerChunk + 1)
+    var first = 0
+    while first < items.count {
+      let last = min(first + FramedChunk.linesPerChunk, items.count)
+      chunks.append(FramedChunk(bytes: bytes, base: base, items: Array(items[first..<last])))
+      first = last
+    }
+    return (chunks, count)
+  }
+
+  /// One read and the lines it completes, as ranges of `buffer` (valid until the next read).
+  private func readItems(from fd: Int32) -> (items: [FramedChunk.Item], count: Int) {
     do {
       if end == buffer.count {
         if start > 0 {
@@ -58,21 +94,21 @@ final class LineFramer {
         }
       }
       if count <= 0 {
-        var batch: [InboundLine] = []
+        var batch: [FramedChunk.Item] = []
         buffer.withUnsafeBytes { raw in
           let length = messageLength(raw, start, end)
           if let skipped {
-            batch.append(.oversize(bytes: skipped + length))
+            batch.append(.ready(.oversize(bytes: skipped + length)))
           } else if length > maxMessageBytes {
-            batch.append(.oversize(bytes: length))
+            batch.append(.ready(.oversize(bytes: length)))
           } else if end > start {
-            lineEnded(UnsafeRawBufferPointer(rebasing: raw[start..<end]), into: &batch)
+            lineEnded(raw, start..<end, into: &batch)
           }
         }
-        batch.append(.endOfInput)
+        batch.append(.ready(.endOfInput))
         return (batch, count)
       }
-      var batch: [InboundLine] = []
+      var batch: [FramedChunk.Item] = []
       let scanFrom = end
       end += count
       offset += count
@@ -83,12 +119,12 @@ final class LineFramer {
           let newline = base.distance(to: UnsafeRawPointer(hit))
           let length = messageLength(raw, start, newline)
           if let skippedSoFar = skipped {
-            batch.append(.oversize(bytes: skippedSoFar + length))
+            batch.append(.ready(.oversize(bytes: skippedSoFar + length)))
             skipped = nil
           } else if length > maxMessageBytes {
-            batch.append(.oversize(bytes: length))
+            batch.append(.ready(.oversize(bytes: length)))
           } else {
-            lineEnded(UnsafeRawBufferPointer(rebasing: raw[start..<newline]), into: &batch)
+            lineEnded(raw, start..<newline, into: &batch)
           }
           start = newline + 1
           cursor = start
@@ -137,7 +173,7 @@ final class LineFramer {
 
   /// Frees one retired line, two while many wait, so the backlog never grows.
   @inline(__always)
-  private func dropRetiredLine() {
+  func dropRetiredLine() {
     guard retiredCount > 0 else { return }
     for _ in 0..<(retiredCount > 1024 ? 2 : 1) {
       guard let last = retired.indices.last else { return }
@@ -147,16 +183,15 @@ final class LineFramer {
     }
   }
 
-  /// Turns one line (without its `\n`) into what the connection needs; blank lines vanish.
-  private func lineEnded(_ line: UnsafeRawBufferPointer, into batch: inout [InboundLine]) {
-    var line = line
-    if line.last == 0x0D { line = UnsafeRawBufferPointer(rebasing: line.dropLast()) }
-    if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return }
-    dropRetiredLine()
-    do {
-      batch.append(.message(try JSON(parsing: line)))
-    } catch {
-      batch.append(.malformed(error))
+  /// Frames one line (without its `\n`) of `raw`; blank lines vanish.
+  private func lineEnded(
+    _ raw: UnsafeRawBufferPointer, _ range: Range<Int>, into batch: inout [FramedChunk.Item]
+  ) {
+    var range = range
+    if range.upperBound > range.lowerBound && raw[range.upperBound - 1] == 0x0D {
+      range = range.lowerBound..<(range.upperBound - 1)
     }
+    if raw[range].allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return }
+    batch.append(.text(range))
   }
 }

@@ -89,10 +89,11 @@ final class MainLoop {
   }
 
   /// Serves the lines the parse-ahead thread queued, and takes reading back when it gave it up.
+  /// With no parsed line to serve, the take parses waiting lines here (``Inbox/takeForMainLoop()``).
   func takeAndServe() {
     var sink = [UInt8](repeating: 0, count: 64)
     _ = read(wakeReader, &sink, sink.count)  // before the take: a later push wakes again
-    var (lines, readTo, returned) = parseAhead.inbox.takeForMainLoop()
+    var (lines, readTo, returned, stolen) = parseAhead.inbox.takeForMainLoop()
     if returned { parserReads = false }
     mayHaveMore = !lines.isEmpty && !returned
     if case .endOfInput? = lines.last { ended = true }
@@ -101,6 +102,10 @@ final class MainLoop {
     // Served (not held back for the output): the batch is freed by the thread that parsed it.
     if connection.held.isEmpty && !lines.isEmpty {
       connection.held = []
+      // The lines parsed here are freed here (see takeForMainLoop), the rest over there.
+      for run in stolen {
+        lines.replaceSubrange(run, with: repeatElement(.endOfInput, count: run.count))
+      }
       parseAhead.release(&lines)
     }
   }

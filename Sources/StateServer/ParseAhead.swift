@@ -7,9 +7,12 @@ import JSON
   import Darwin
 #endif
 
-/// The ``MainLoop``'s second thread, for while input queues up: it reads, frames and parses
-/// stdin (jansson, then `JSON`) into an ``Inbox`` while the main thread reduces and publishes
-/// the lines before, so a pipelined client keeps both cores busy.
+/// The ``MainLoop``'s second thread, for while input queues up: it reads and frames stdin into
+/// an ``Inbox`` as chunks (``FramedChunk``), then parses them (jansson, then `JSON`) while the
+/// main thread reduces and publishes the lines before, so a pipelined client keeps both cores
+/// busy. Parsing costs more than serving, so when the main loop has served every parsed line
+/// it parses the next waiting chunk itself instead of idling (``Inbox/takeForMainLoop()``):
+/// each chunk is parsed by whichever thread claims it first, and served in order.
 ///
 /// Reading belongs to one side at a time. The main loop reads itself while lines come one at a
 /// time (a request then costs no hand-off), and hands reading over (``takeOver()``) when a read
@@ -80,6 +83,7 @@ final class ParseAhead: @unchecked Sendable {
         framer.retire(takeServed())  // freed on this thread as the next lines are parsed
         output.waitForRoom()
         guard hasInput() else {
+          parseWaiting(leaving: 0)
           condition.lock()
           reading = false
           // Batches released since `takeServed()` above: once `reading` is false no more come,
@@ -94,11 +98,23 @@ final class ParseAhead: @unchecked Sendable {
           inbox.returnReading()
           break
         }
-        let (batch, count) = framer.next(from: fd)
-        // At the end of input (the batch ends with `.endOfInput`) the thread stops for good.
-        guard inbox.push(batch, bytes: max(count, 0), through: framer.offset), count > 0
-        else { return }
+        let (chunks, count) = framer.frame(from: fd)
+        let open = inbox.push(chunks: chunks, bytes: max(count, 0), through: framer.offset)
+        // The read's chunks but the last parsed oldest first; the main loop parses some itself
+        // when it has served everything parsed. The last waits while this thread reads on, so
+        // the main loop always finds one to parse rather than wait for this thread's.
+        parseWaiting(leaving: open && count > 0 ? 1 : 0)
+        // At the end of input (the last chunk ends with `.endOfInput`) the thread stops for good.
+        guard open, count > 0 else { return }
       }
+    }
+  }
+
+  /// Parses waiting chunks, oldest first, until no more than `leaving` wait.
+  private func parseWaiting(leaving: Int) {
+    while let (number, chunk) = inbox.claim(leaving: leaving) {
+      framer.retire(takeServed())
+      inbox.finish(number, chunk.parse { framer.dropRetiredLine() })
     }
   }
 
