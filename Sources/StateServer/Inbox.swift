@@ -163,6 +163,16 @@ final class Inbox: @unchecked Sendable {
     return claimLocked(leaving: leaving)
   }
 
+  /// ``claim(leaving:)`` for the reader: a chunk while more than `keeping` wait, or while any
+  /// waits and the inbox is full (a read would only wait for room; parsing makes none, but the
+  /// chunk is then ready when the consumer takes).
+  func claimForReader(keeping: Int) -> (number: Int, chunk: FramedChunk)? {
+    condition.lock()
+    defer { condition.unlock() }
+    let full = queued >= capacity || bytes >= maxBytes
+    return claimLocked(leaving: full ? 0 : keeping)
+  }
+
   private func claimLocked(leaving: Int = 0) -> (number: Int, chunk: FramedChunk)? {
     var index: Int? = nil
     var waiting = 0

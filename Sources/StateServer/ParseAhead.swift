@@ -81,9 +81,16 @@ final class ParseAhead: @unchecked Sendable {
       condition.unlock()
       while true {
         framer.retire(takeServed())  // freed on this thread as the next lines are parsed
+        // Parse while more than a few chunks wait (or reading more would only wait for room);
+        // read on once no more do, so the main loop, when it runs out of parsed lines, always
+        // finds chunks to parse itself instead of waiting for this thread.
+        if let (number, chunk) = inbox.claimForReader(keeping: Self.chunksKept) {
+          inbox.finish(number, chunk.parse { framer.dropRetiredLine() })
+          continue
+        }
         output.waitForRoom()
         guard hasInput() else {
-          parseWaiting(leaving: 0)
+          parseWaiting()
           condition.lock()
           reading = false
           // Batches released since `takeServed()` above: once `reading` is false no more come,
@@ -100,19 +107,24 @@ final class ParseAhead: @unchecked Sendable {
         }
         let (chunks, count) = framer.frame(from: fd)
         let open = inbox.push(chunks: chunks, bytes: max(count, 0), through: framer.offset)
-        // The read's chunks but the last parsed oldest first; the main loop parses some itself
-        // when it has served everything parsed. The last waits while this thread reads on, so
-        // the main loop always finds one to parse rather than wait for this thread's.
-        parseWaiting(leaving: open && count > 0 ? 1 : 0)
-        // At the end of input (the last chunk ends with `.endOfInput`) the thread stops for good.
-        guard open, count > 0 else { return }
+        // At the end of input (the last chunk ends with `.endOfInput`) the thread parses what
+        // waits and stops for good.
+        guard open, count > 0 else {
+          parseWaiting()
+          return
+        }
       }
     }
   }
 
-  /// Parses waiting chunks, oldest first, until no more than `leaving` wait.
-  private func parseWaiting(leaving: Int) {
-    while let (number, chunk) = inbox.claim(leaving: leaving) {
+  /// Chunks left waiting for the main loop while this thread reads on: enough that the main
+  /// loop finds one to parse whenever it has served every parsed line, while this thread reads
+  /// and frames the next (``FramedChunk/linesPerChunk`` lines each).
+  static let chunksKept = 2
+
+  /// Parses every waiting chunk, oldest first (before reading stops).
+  private func parseWaiting() {
+    while let (number, chunk) = inbox.claim() {
       framer.retire(takeServed())
       inbox.finish(number, chunk.parse { framer.dropRetiredLine() })
     }
