@@ -10,10 +10,12 @@ import JSON
 /// stays in input order whoever parses.
 struct FramedChunk: Sendable {
   /// One framed line: its bytes in the chunk (without the line ending), or a line that needs
-  /// no parse (an oversize line, the end of input).
+  /// no parse (an oversize line, the end of input). Plain values, no reference, so a chunk's
+  /// items are copied and freed as raw memory.
   enum Item: Sendable {
     case text(Range<Int>)
-    case ready(InboundLine)
+    case oversize(bytes: Int)
+    case endOfInput
   }
 
   /// A 64 KiB read of pipelined increments is about 600 lines: ten chunks. Small chunks let the
@@ -28,7 +30,7 @@ struct FramedChunk: Sendable {
 
   /// Whether the chunk ends the input.
   var endsInput: Bool {
-    if case .ready(.endOfInput)? = items.last { return true }
+    if case .endOfInput? = items.last { return true }
     return false
   }
 
@@ -49,8 +51,10 @@ struct FramedChunk: Sendable {
     lines.reserveCapacity(items.count)
     for item in items {
       switch item {
-      case .ready(let line):
-        lines.append(line)
+      case .oversize(let bytes):
+        lines.append(.oversize(bytes: bytes))
+      case .endOfInput:
+        lines.append(.endOfInput)
       case .text(let range):
         beforeEachParse()
         let line = UnsafeRawBufferPointer(

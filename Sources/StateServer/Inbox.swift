@@ -5,7 +5,9 @@ import JSON
 /// reader thread in parallel with reducing on the main actor.
 enum InboundLine: Sendable {
   case message(JSON)
-  case malformed(JSONParseError)
+  /// Boxed: the error is ten words, the other cases one, and lines move through arrays by the
+  /// thousand (a line was 72 bytes, copied into each batch; a malformed line is rare).
+  indirect case malformed(JSONParseError)
   /// A line longer than `--max-message-bytes`, skipped unread; `bytes` is its length.
   case oversize(bytes: Int)
   /// Stdin ended (or the server stopped reading): shut down once the lines before are served.

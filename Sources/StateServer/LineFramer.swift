@@ -98,14 +98,14 @@ final class LineFramer {
         buffer.withUnsafeBytes { raw in
           let length = messageLength(raw, start, end)
           if let skipped {
-            batch.append(.ready(.oversize(bytes: skipped + length)))
+            batch.append(.oversize(bytes: skipped + length))
           } else if length > maxMessageBytes {
-            batch.append(.ready(.oversize(bytes: length)))
+            batch.append(.oversize(bytes: length))
           } else if end > start {
             lineEnded(raw, start..<end, into: &batch)
           }
         }
-        batch.append(.ready(.endOfInput))
+        batch.append(.endOfInput)
         return (batch, count)
       }
       var batch: [FramedChunk.Item] = []
@@ -119,10 +119,10 @@ final class LineFramer {
           let newline = base.distance(to: UnsafeRawPointer(hit))
           let length = messageLength(raw, start, newline)
           if let skippedSoFar = skipped {
-            batch.append(.ready(.oversize(bytes: skippedSoFar + length)))
+            batch.append(.oversize(bytes: skippedSoFar + length))
             skipped = nil
           } else if length > maxMessageBytes {
-            batch.append(.ready(.oversize(bytes: length)))
+            batch.append(.oversize(bytes: length))
           } else {
             lineEnded(raw, start..<newline, into: &batch)
           }
