@@ -72,6 +72,9 @@ final class LineFramer {
   /// One read and the lines it completes, as ranges of `buffer` (valid until the next read).
   private func readItems(from fd: Int32) -> (items: [FramedChunk.Item], count: Int) {
     do {
+      if end == 0 && buffer.count > 4 * Self.blockSize {
+        buffer = [UInt8](repeating: 0, count: Self.blockSize)  // a long line grew it
+      }
       if end == buffer.count {
         if start > 0 {
           buffer.withUnsafeMutableBytes { raw in
@@ -131,11 +134,10 @@ final class LineFramer {
         }
       }
       if start == end {
+        // The buffer is not shrunk here: the lines just framed point into it until they are
+        // parsed (or copied into chunks), after this call; the next read shrinks it.
         start = 0
         end = 0
-        if buffer.count > 4 * Self.blockSize {
-          buffer = [UInt8](repeating: 0, count: Self.blockSize)
-        }
       } else if skipped != nil || end - start > maxMessageBytes + 1 {
         // The partial line is already too long (one byte over may still be the `\r` of a
         // `\r\n` whose `\n` has not arrived): forget its bytes, remember only its length.
