@@ -254,14 +254,17 @@ final class Inbox: @unchecked Sendable {
   /// `stolen` are the runs of `lines` parsed here: the caller frees them itself (they were
   /// allocated on its thread; freed on the reader's, they would take glibc's slow path back
   /// into this thread's arena, under its lock, against this thread's own allocations).
-  func takeForMainLoop() -> (
+  ///
+  /// `beforeEachParse` runs before each line parsed here (the main loop frees a line it parsed
+  /// before there, ``RetiredLines``).
+  func takeForMainLoop(beforeEachParse: () -> Void = {}) -> (
     lines: [InboundLine], offset: Int, returned: Bool, stolen: [Range<Int>]
   ) {
     condition.lock()
     while lines.isEmpty, let (number, chunk) = claimLocked() {
       chunks[number - firstChunk].stolen = true
       condition.unlock()
-      let parsed = chunk.parse()
+      let parsed = chunk.parse(beforeEachParse)
       condition.lock()
       _ = finishLocked(number, parsed)  // no wake-up: this thread takes them now
     }

@@ -25,8 +25,7 @@ final class LineFramer {
   /// Bytes read so far: the input offset the lines returned so far reach.
   private(set) var offset = 0
   /// Lines already served, dropped one by one as new lines are parsed (``retire(_:)``).
-  private var retired: [[InboundLine]] = []
-  private(set) var retiredCount = 0
+  private var retired = RetiredLines()
 
   init(maxMessageBytes: Int) {
     self.maxMessageBytes = maxMessageBytes
@@ -155,35 +154,23 @@ final class LineFramer {
     end > start && raw[end - 1] == 0x0D ? end - start - 1 : end - start
   }
 
-  /// Takes served lines to free while the next ones are parsed, a line or two before each
-  /// parse, instead of all at once: freeing a batch of hundreds of requests at once overflows
-  /// the allocator's per-thread cache (glibc's tcache keeps 7 chunks per size) into its bins,
-  /// and the next batch's allocations then take the slow path out of them. Freed a line at a
-  /// time, each line's frees feed the next line's allocations of the same sizes.
+  /// Takes served lines to free while the next ones are parsed (``RetiredLines``).
   func retire(_ batches: [[InboundLine]]) {
-    for batch in batches where !batch.isEmpty {
-      retiredCount += batch.count
-      retired.append(batch)
-    }
+    for batch in batches { retired.retire(batch) }
   }
 
   /// Frees every retired line now (before this thread stops reading).
   func dropRetired() {
-    retired = []
-    retiredCount = 0
+    retired.dropAll()
   }
 
   /// Frees one retired line, two while many wait, so the backlog never grows.
   @inline(__always)
   func dropRetiredLine() {
-    guard retiredCount > 0 else { return }
-    for _ in 0..<(retiredCount > 1024 ? 2 : 1) {
-      guard let last = retired.indices.last else { return }
-      retired[last].removeLast()
-      retiredCount -= 1
-      if retired[last].isEmpty { retired.removeLast() }
-    }
+    retired.dropOne()
   }
+
+  var retiredCount: Int { retired.count }
 
   /// Frames one line (without its `\n`) of `raw`; blank lines vanish.
   private func lineEnded(
