@@ -19,8 +19,9 @@ struct FramedChunk: Sendable {
   }
 
   /// A 64 KiB read of pipelined increments is about 600 lines: ten chunks. Small chunks let the
-  /// main loop take a fair share when serving leaves it idle (it claims one at a time, and
-  /// waits for nothing but the chunk it parses); each costs two locked calls and two arrays.
+  /// main loop take a fair share when serving leaves it idle (it claims one at a time), and
+  /// shorten its wait for a chunk the parse-ahead thread holds before the ones it parsed; each
+  /// costs two locked calls and two arrays.
   static let linesPerChunk = 64
 
   /// The bytes the `.text` ranges point into, less `base`.
