@@ -7,8 +7,9 @@ import JSON
 #endif
 
 /// Splits stdin into lines in place, one large read at a time: no byte-by-byte reads, no copy
-/// of a line before it is parsed. Used by one thread at a time (the reader thread, or the main
-/// thread in ``MainLoop``).
+/// of a line that is parsed at once (``next(from:)``); ``frame(from:)`` copies a read's lines
+/// once, into chunks any thread may parse. Used by one thread at a time (the reader thread, or
+/// the main thread in ``MainLoop``, or the ``ParseAhead`` thread).
 ///
 /// `\r\n` endings and blank lines are accepted; the limit applies to a message without its line
 /// ending (`\n` or `\r\n`). A line longer than `maxMessageBytes` is never held in memory: once a
@@ -24,18 +25,55 @@ final class LineFramer {
   /// Bytes read so far: the input offset the lines returned so far reach.
   private(set) var offset = 0
   /// Lines already served, dropped one by one as new lines are parsed (``retire(_:)``).
-  private var retired: [[InboundLine]] = []
-  private(set) var retiredCount = 0
+  private var retired = RetiredLines()
 
   init(maxMessageBytes: Int) {
     self.maxMessageBytes = maxMessageBytes
   }
 
-  /// Reads once from `fd` (blocking) and returns the lines completed by what was read, and how
-  /// many bytes that was; at the end of input (count <= 0) the lines end with
+  /// Reads once from `fd` (blocking) and returns the lines completed by what was read, parsed
+  /// here, and how many bytes that was; at the end of input (count <= 0) the lines end with
   /// ``InboundLine/endOfInput``.
   func next(from fd: Int32) -> (lines: [InboundLine], count: Int) {
+    let (items, count) = readItems(from: fd)
+    // Parsed in the buffer itself, before the next read moves it: no copy.
+    let lines = buffer.withUnsafeBytes { raw in
+      FramedChunk.parse(items, in: raw, base: 0) { dropRetiredLine() }
+    }
+    return (lines, count)
+  }
+
+  /// ``next(from:)`` without the parse: the lines go in chunks of at most
+  /// ``FramedChunk/linesPerChunk`` lines sharing one copy of their bytes, for whichever thread
+  /// parses them (``ParseAhead``).
+  func frame(from fd: Int32) -> (chunks: [FramedChunk], count: Int) {
+    let (items, count) = readItems(from: fd)
+    guard !items.isEmpty else { return ([], count) }
+    var low = Int.max
+    var high = 0
+    for case .text(let range) in items {
+      low = min(low, range.lowerBound)
+      high = max(high, range.upperBound)
+    }
+    let bytes = low < high ? Array(buffer[low..<high]) : []
+    let base = low < high ? low : 0
+    var chunks: [FramedChunk] = []
+    chunks.reserveCapacity(items.count / FramedChunk.linesPerChunk + 1)
+    var first = 0
+    while first < items.count {
+      let last = min(first + FramedChunk.linesPerChunk, items.count)
+      chunks.append(FramedChunk(bytes: bytes, base: base, items: Array(items[first..<last])))
+      first = last
+    }
+    return (chunks, count)
+  }
+
+  /// One read and the lines it completes, as ranges of `buffer` (valid until the next read).
+  private func readItems(from fd: Int32) -> (items: [FramedChunk.Item], count: Int) {
     do {
+      if end == 0 && buffer.count > 4 * Self.blockSize {
+        buffer = [UInt8](repeating: 0, count: Self.blockSize)  // a long line grew it
+      }
       if end == buffer.count {
         if start > 0 {
           buffer.withUnsafeMutableBytes { raw in
@@ -58,7 +96,7 @@ final class LineFramer {
         }
       }
       if count <= 0 {
-        var batch: [InboundLine] = []
+        var batch: [FramedChunk.Item] = []
         buffer.withUnsafeBytes { raw in
           let length = messageLength(raw, start, end)
           if let skipped {
@@ -66,13 +104,13 @@ final class LineFramer {
           } else if length > maxMessageBytes {
             batch.append(.oversize(bytes: length))
           } else if end > start {
-            lineEnded(UnsafeRawBufferPointer(rebasing: raw[start..<end]), into: &batch)
+            lineEnded(raw, start..<end, into: &batch)
           }
         }
         batch.append(.endOfInput)
         return (batch, count)
       }
-      var batch: [InboundLine] = []
+      var batch: [FramedChunk.Item] = []
       let scanFrom = end
       end += count
       offset += count
@@ -88,18 +126,17 @@ final class LineFramer {
           } else if length > maxMessageBytes {
             batch.append(.oversize(bytes: length))
           } else {
-            lineEnded(UnsafeRawBufferPointer(rebasing: raw[start..<newline]), into: &batch)
+            lineEnded(raw, start..<newline, into: &batch)
           }
           start = newline + 1
           cursor = start
         }
       }
       if start == end {
+        // The buffer is not shrunk here: the lines just framed point into it until they are
+        // parsed (or copied into chunks), after this call; the next read shrinks it.
         start = 0
         end = 0
-        if buffer.count > 4 * Self.blockSize {
-          buffer = [UInt8](repeating: 0, count: Self.blockSize)
-        }
       } else if skipped != nil || end - start > maxMessageBytes + 1 {
         // The partial line is already too long (one byte over may still be the `\r` of a
         // `\r\n` whose `\n` has not arrived): forget its bytes, remember only its length.
@@ -117,46 +154,33 @@ final class LineFramer {
     end > start && raw[end - 1] == 0x0D ? end - start - 1 : end - start
   }
 
-  /// Takes served lines to free while the next ones are parsed, a line or two before each
-  /// parse, instead of all at once: freeing a batch of hundreds of requests at once overflows
-  /// the allocator's per-thread cache (glibc's tcache keeps 7 chunks per size) into its bins,
-  /// and the next batch's allocations then take the slow path out of them. Freed a line at a
-  /// time, each line's frees feed the next line's allocations of the same sizes.
+  /// Takes served lines to free while the next ones are parsed (``RetiredLines``).
   func retire(_ batches: [[InboundLine]]) {
-    for batch in batches where !batch.isEmpty {
-      retiredCount += batch.count
-      retired.append(batch)
-    }
+    for batch in batches { retired.retire(batch) }
   }
 
   /// Frees every retired line now (before this thread stops reading).
   func dropRetired() {
-    retired = []
-    retiredCount = 0
+    retired.dropAll()
   }
 
   /// Frees one retired line, two while many wait, so the backlog never grows.
   @inline(__always)
-  private func dropRetiredLine() {
-    guard retiredCount > 0 else { return }
-    for _ in 0..<(retiredCount > 1024 ? 2 : 1) {
-      guard let last = retired.indices.last else { return }
-      retired[last].removeLast()
-      retiredCount -= 1
-      if retired[last].isEmpty { retired.removeLast() }
-    }
+  func dropRetiredLine() {
+    retired.dropOne()
   }
 
-  /// Turns one line (without its `\n`) into what the connection needs; blank lines vanish.
-  private func lineEnded(_ line: UnsafeRawBufferPointer, into batch: inout [InboundLine]) {
-    var line = line
-    if line.last == 0x0D { line = UnsafeRawBufferPointer(rebasing: line.dropLast()) }
-    if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return }
-    dropRetiredLine()
-    do {
-      batch.append(.message(try JSON(parsing: line)))
-    } catch {
-      batch.append(.malformed(error))
+  var retiredCount: Int { retired.count }
+
+  /// Frames one line (without its `\n`) of `raw`; blank lines vanish.
+  private func lineEnded(
+    _ raw: UnsafeRawBufferPointer, _ range: Range<Int>, into batch: inout [FramedChunk.Item]
+  ) {
+    var range = range
+    if range.upperBound > range.lowerBound && raw[range.upperBound - 1] == 0x0D {
+      range = range.lowerBound..<(range.upperBound - 1)
     }
+    if raw[range].allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return }
+    batch.append(.text(range))
   }
 }

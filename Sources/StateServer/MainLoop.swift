@@ -42,6 +42,8 @@ final class MainLoop {
   private var parserReads = false
   /// The last take from the inbox brought lines: take again before waiting for a wake-up.
   private var mayHaveMore = false
+  /// Served lines this thread parsed itself, freed as it parses the next (``RetiredLines``).
+  private var ownRetired = RetiredLines()
 
   init(input: Int32, maxMessageBytes: Int, connection: Connection, maxQueuedInputBytes: Int) {
     self.input = input
@@ -89,10 +91,13 @@ final class MainLoop {
   }
 
   /// Serves the lines the parse-ahead thread queued, and takes reading back when it gave it up.
+  /// With no parsed line to serve, the take parses waiting lines here (``Inbox/takeForMainLoop()``).
   func takeAndServe() {
     var sink = [UInt8](repeating: 0, count: 64)
     _ = read(wakeReader, &sink, sink.count)  // before the take: a later push wakes again
-    var (lines, readTo, returned) = parseAhead.inbox.takeForMainLoop()
+    var (lines, readTo, returned, stolen) = parseAhead.inbox.takeForMainLoop {
+      ownRetired.dropOne()
+    }
     if returned { parserReads = false }
     mayHaveMore = !lines.isEmpty && !returned
     if case .endOfInput? = lines.last { ended = true }
@@ -101,8 +106,23 @@ final class MainLoop {
     // Served (not held back for the output): the batch is freed by the thread that parsed it.
     if connection.held.isEmpty && !lines.isEmpty {
       connection.held = []
+      // The lines parsed here are freed here (see takeForMainLoop), the rest over there: one
+      // for each line this thread parses next, like the parse-ahead thread's.
+      for run in stolen {
+        var moved: [InboundLine] = []
+        moved.reserveCapacity(run.count)
+        for index in run {
+          var line = InboundLine.endOfInput
+          swap(&line, &lines[index])  // moved out, no reference count touched
+          moved.append(line)
+        }
+        ownRetired.retire(moved)
+      }
       parseAhead.release(&lines)
     }
+    // A take that parsed nothing, or the last before this thread reads again itself, frees
+    // them all: none outlives the stealing (the idle trim could not free them).
+    if stolen.isEmpty || returned { ownRetired.dropAll() }
   }
 
   /// Runs the main queue and serves stdin on the calling thread, forever: the process ends

@@ -7,9 +7,12 @@ import JSON
   import Darwin
 #endif
 
-/// The ``MainLoop``'s second thread, for while input queues up: it reads, frames and parses
-/// stdin (jansson, then `JSON`) into an ``Inbox`` while the main thread reduces and publishes
-/// the lines before, so a pipelined client keeps both cores busy.
+/// The ``MainLoop``'s second thread, for while input queues up: it reads and frames stdin into
+/// an ``Inbox`` as chunks (``FramedChunk``), then parses them (jansson, then `JSON`) while the
+/// main thread reduces and publishes the lines before, so a pipelined client keeps both cores
+/// busy. Parsing costs more than serving, so when the main loop has served every parsed line
+/// it parses the next waiting chunk itself instead of idling (``Inbox/takeForMainLoop()``):
+/// each chunk is parsed by whichever thread claims it first, and served in order.
 ///
 /// Reading belongs to one side at a time. The main loop reads itself while lines come one at a
 /// time (a request then costs no hand-off), and hands reading over (``takeOver()``) when a read
@@ -78,8 +81,16 @@ final class ParseAhead: @unchecked Sendable {
       condition.unlock()
       while true {
         framer.retire(takeServed())  // freed on this thread as the next lines are parsed
+        // Parse while more than a few chunks wait (or reading more would only wait for room);
+        // read on once no more do, so the main loop, when it runs out of parsed lines, always
+        // finds chunks to parse itself instead of waiting for this thread.
+        if let (number, chunk) = inbox.claimForReader(keeping: Self.chunksKept) {
+          inbox.finish(number, chunk.parse { framer.dropRetiredLine() })
+          continue
+        }
         output.waitForRoom()
         guard hasInput() else {
+          parseWaiting()
           condition.lock()
           reading = false
           // Batches released since `takeServed()` above: once `reading` is false no more come,
@@ -94,11 +105,28 @@ final class ParseAhead: @unchecked Sendable {
           inbox.returnReading()
           break
         }
-        let (batch, count) = framer.next(from: fd)
-        // At the end of input (the batch ends with `.endOfInput`) the thread stops for good.
-        guard inbox.push(batch, bytes: max(count, 0), through: framer.offset), count > 0
-        else { return }
+        let (chunks, count) = framer.frame(from: fd)
+        let open = inbox.push(chunks: chunks, bytes: max(count, 0), through: framer.offset)
+        // At the end of input (the last chunk ends with `.endOfInput`) the thread parses what
+        // waits and stops for good.
+        guard open, count > 0 else {
+          parseWaiting()
+          return
+        }
       }
+    }
+  }
+
+  /// Chunks left waiting for the main loop while this thread reads on: enough that the main
+  /// loop finds one to parse whenever it has served every parsed line, while this thread reads
+  /// and frames the next (``FramedChunk/linesPerChunk`` lines each).
+  static let chunksKept = 2
+
+  /// Parses every waiting chunk, oldest first (before reading stops).
+  private func parseWaiting() {
+    while let (number, chunk) = inbox.claim() {
+      framer.retire(takeServed())
+      inbox.finish(number, chunk.parse { framer.dropRetiredLine() })
     }
   }
 

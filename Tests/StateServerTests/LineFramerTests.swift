@@ -48,4 +48,69 @@ import Testing
     #expect(framer.retiredCount == 0)
     #expect(lines("[1]\n", framer) == ["[1]"])
   }
+
+  /// A file holding `text`, open for reading at its start (a pipe holds only 64 KiB).
+  func file(_ text: String) -> Int32 {
+    var template = Array("/tmp/line-framer-XXXXXX".utf8CString)
+    let fd = mkstemp(&template)
+    guard fd >= 0 else {
+      Issue.record("mkstemp failed")
+      return -1
+    }
+    unlink(&template)
+    let bytes = Array(text.utf8)
+    #expect(bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } == bytes.count)
+    lseek(fd, 0, SEEK_SET)
+    return fd
+  }
+
+  /// A line that grew the buffer past four read blocks, then the buffer's shrink back: the
+  /// lines framed by the read that completes it are parsed (or copied into chunks) after that
+  /// read, so the shrink must wait for the next one.
+  let longLine = "[\"" + String(repeating: "x", count: 300_000) + "\"]\n[2]\n"
+
+  @Test func aLineLongerThanFourReadBlocksParsesWhole() {
+    let fd = file(longLine)
+    defer { close(fd) }
+    let framer = LineFramer(maxMessageBytes: 1 << 20)
+    var lines: [InboundLine] = []
+    while true {
+      let (batch, count) = framer.next(from: fd)
+      lines += batch
+      if count <= 0 { break }
+    }
+    #expect(lines.count == 3)
+    guard case .message(.array(let elements))? = lines.first,
+      case .string(let text)? = elements.first
+    else {
+      Issue.record("the long line did not parse: \(String(describing: lines.first).prefix(200))")
+      return
+    }
+    #expect(text.utf8.count == 300_000)
+    guard case .message(let last)? = lines.dropFirst().first else {
+      Issue.record("no second line")
+      return
+    }
+    #expect(last == [2])
+  }
+
+  @Test func aLineLongerThanFourReadBlocksIsFramedWhole() {
+    let fd = file(longLine)
+    defer { close(fd) }
+    let framer = LineFramer(maxMessageBytes: 1 << 20)
+    var lines: [InboundLine] = []
+    while true {
+      let (chunks, count) = framer.frame(from: fd)
+      for chunk in chunks { lines += chunk.parse() }
+      if count <= 0 { break }
+    }
+    #expect(lines.count == 3)
+    guard case .message(.array(let elements))? = lines.first,
+      case .string(let text)? = elements.first
+    else {
+      Issue.record("the long line did not parse: \(String(describing: lines.first).prefix(200))")
+      return
+    }
+    #expect(text.utf8.count == 300_000)
+  }
 }
