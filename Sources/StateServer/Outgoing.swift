@@ -114,15 +114,14 @@ struct PatchNotice: Sendable {
     writer.write(unsigned: from)
     writer.append(#","to":"#)
     writer.write(unsigned: to)
-    writer.append(#","patch":["#)
-    for (position, operation) in operations.enumerated() {
-      if position > 0 { writer.append(UInt8(ascii: ",")) }
-      try writer.write(operation)
-    }
-    writer.append(UInt8(ascii: "]"))
-    if let cause {
+    writer.append(#","patch":"#)
+    try writer.write(array: operations)
+    // Borrowed, not bound with `if let`: a binding copied it (an atomic retain and release).
+    switch cause {
+    case .some(let cause):
       writer.append(#","cause":"#)
       try writer.write(cause)
+    case .none: break
     }
     if !path.isEmpty {
       writer.append(#","path":"#)
