@@ -76,6 +76,26 @@ public struct JSONWriter: ~Copyable {
     }
   }
 
+  /// Writes `prefix` and then `value`, or nothing when `value` is `nil`: an optional member of
+  /// a message (`,"cause":`), borrowed where it lies (unwrapped by its caller, it was copied,
+  /// an atomic retain and release). On failure nothing of either stays written.
+  public mutating func write(_ prefix: StaticString, ifPresent value: JSON?)
+    throws(JSONWriteError)
+  {
+    switch value {
+    case .none: return
+    case .some(let value):
+      let mark = count
+      append(prefix)
+      do throws(JSONWriteError) {
+        try write(value, depth: 0)
+      } catch {
+        count = mark
+        throw error
+      }
+    }
+  }
+
   /// Writes `string` as a JSON string (quoted, escaped), without wrapping it in a ``JSON``.
   public mutating func write(string: String) {
     write(string)

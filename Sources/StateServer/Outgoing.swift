@@ -116,13 +116,7 @@ struct PatchNotice: Sendable {
     writer.write(unsigned: to)
     writer.append(#","patch":"#)
     try writer.write(array: operations)
-    // Borrowed, not bound with `if let`: a binding copied it (an atomic retain and release).
-    switch cause {
-    case .some(let cause):
-      writer.append(#","cause":"#)
-      try writer.write(cause)
-    case .none: break
-    }
+    try writer.write(#","cause":"#, ifPresent: cause)
     if !path.isEmpty {
       writer.append(#","path":"#)
       writer.write(string: path)
