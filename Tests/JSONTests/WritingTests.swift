@@ -113,6 +113,23 @@ struct WritingTests {
     #expect(writer.withUnsafeBytes { String(decoding: $0, as: UTF8.self) } == text + "[]")
   }
 
+  /// An optional member: its prefix and value when present, nothing when absent or failed.
+  @Test func anOptionalMemberIsWrittenOnlyWhenPresentAndWhole() throws {
+    var writer = JSONWriter()
+    writer.append("{\"a\":1")
+    try writer.write(#","cause":"#, ifPresent: nil)
+    try writer.write(#","cause":"#, ifPresent: ["id": "x"])
+    do {
+      try writer.write(#","bad":"#, ifPresent: [.double(.infinity)])
+      Issue.record("an infinity was written")
+    } catch {
+      #expect(error.pointer == "/0")
+    }
+    writer.append(UInt8(ascii: "}"))
+    let text = writer.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+    #expect(text == #"{"a":1,"cause":{"id":"x"}}"#)
+  }
+
   /// Decimals are written two digits at a time: every length, odd and even, and the edges.
   @Test func unsignedDecimalsOfEveryLength() {
     var values: [UInt64] = [0, 9, 10, 99, 100, 101, 999, 1000, UInt64.max, UInt64.max - 1]
