@@ -15,6 +15,21 @@ extension JSONObject {
     return string(at: position)
   }
 
+  /// Whether the member `key` is the string `expected`: compared where it lies, with no copy
+  /// of the text for the answer (``string(forKey:)`` returns one: a retain and a release).
+  ///
+  /// ```swift
+  /// let request: JSONObject = ["jsonrpc": "2.0"]
+  /// request.hasString("2.0", forKey: "jsonrpc")  // true
+  /// ```
+  public func hasString(_ expected: String, forKey key: String) -> Bool {
+    guard let position = position(of: key) else { return false }
+    return withMembers { members in
+      guard case .string(let string) = members[position].value else { return false }
+      return string == expected
+    }
+  }
+
   /// The text of the member at `position` (`0..<count`) when it is a string, else nil; read
   /// in place like ``string(forKey:)``.
   public func string(at position: Int) -> String? {

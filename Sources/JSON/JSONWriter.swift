@@ -63,6 +63,39 @@ public struct JSONWriter: ~Copyable {
     }
   }
 
+  /// Writes `elements` as a JSON array, each read where it lies (no copy of each element, as
+  /// `write(.array(elements))` or a loop over them would make); on failure nothing of it stays
+  /// written.
+  public mutating func write(array elements: [JSON]) throws(JSONWriteError) {
+    let mark = count
+    do throws(JSONWriteError) {
+      try write(elements: elements, depth: 0)
+    } catch {
+      count = mark
+      throw error
+    }
+  }
+
+  /// Writes `prefix` and then `value`, or nothing when `value` is `nil`: an optional member of
+  /// a message (`,"cause":`), borrowed where it lies (unwrapped by its caller, it was copied,
+  /// an atomic retain and release). On failure nothing of either stays written.
+  public mutating func write(_ prefix: StaticString, ifPresent value: JSON?)
+    throws(JSONWriteError)
+  {
+    switch value {
+    case .none: return
+    case .some(let value):
+      let mark = count
+      append(prefix)
+      do throws(JSONWriteError) {
+        try write(value, depth: 0)
+      } catch {
+        count = mark
+        throw error
+      }
+    }
+  }
+
   /// Writes `string` as a JSON string (quoted, escaped), without wrapping it in a ``JSON``.
   public mutating func write(string: String) {
     write(string)
@@ -145,33 +178,37 @@ public struct JSONWriter: ~Copyable {
 
   /// `depth` is the value's nesting level minus one: the root is at 0.
   mutating func write(_ value: JSON, depth: Int) throws(JSONWriteError) {
+    try withUnsafePointer(to: value) { (value) throws(JSONWriteError) in
+      try write(at: value, depth: depth)
+    }
+  }
+
+  /// Writes the value `value` points to, reading it where it lies. Elements and members are
+  /// passed on as pointers into their array or members buffer: passed as values, each was
+  /// copied (a `swift_retain` and a `swift_release`, atomic, per element) though only read.
+  /// The array or object holding them is kept alive by the value being written.
+  private mutating func write(at value: UnsafePointer<JSON>, depth: Int) throws(JSONWriteError) {
     guard depth < JSON.maximumDepth else { throw Self.tooDeep }
-    switch value {
+    switch value.pointee {
     case .null: append("null")
     case .bool(let flag): flag ? append("true") : append("false")
     case .integer(let integer): write(integer)
     case .double(let double): try write(double)
     case .string(let string): write(string)
     case .array(let elements):
-      append(UInt8(ascii: "["))
-      for (position, element) in elements.enumerated() {
-        if position > 0 { append(UInt8(ascii: ",")) }
-        do throws(JSONWriteError) {
-          try write(element, depth: depth + 1)
-        } catch {
-          throw error.inside("\(position)")
-        }
-      }
-      append(UInt8(ascii: "]"))
+      try write(elements: elements, depth: depth)
     case .object(let object):
       append(UInt8(ascii: "{"))
       try object.withMembers { (members) throws(JSONWriteError) in
-        for position in members.indices {
+        guard let first = members.baseAddress else { return }
+        for position in 0..<members.count {
           if position > 0 { append(UInt8(ascii: ",")) }
-          write(members[position].key)
+          let member = UnsafeRawPointer(first + position)
+          write(stringAt: member.assumingMemoryBound(to: String.self))
           append(UInt8(ascii: ":"))
           do throws(JSONWriteError) {
-            try write(members[position].value, depth: depth + 1)
+            try write(
+              at: (member + Self.valueOffset).assumingMemoryBound(to: JSON.self), depth: depth + 1)
           } catch {
             throw error.inside(members[position].key)
           }
@@ -179,6 +216,33 @@ public struct JSONWriter: ~Copyable {
       }
       append(UInt8(ascii: "}"))
     }
+  }
+
+  /// `depth` is the array's own level, as in `write(at:depth:)`.
+  private mutating func write(elements: [JSON], depth: Int) throws(JSONWriteError) {
+    append(UInt8(ascii: "["))
+    try elements.withUnsafeBufferPointer { (elements) throws(JSONWriteError) in
+      guard let first = elements.baseAddress else { return }
+      for position in 0..<elements.count {
+        if position > 0 { append(UInt8(ascii: ",")) }
+        do throws(JSONWriteError) {
+          try write(at: first + position, depth: depth + 1)
+        } catch {
+          throw error.inside("\(position)")
+        }
+      }
+    }
+    append(UInt8(ascii: "]"))
+  }
+
+  /// Where a member's value lies in it: right after its key, as a tuple is laid out like a
+  /// struct (checked in debug builds).
+  @inline(__always)
+  private static var valueOffset: Int {
+    assert(
+      MemoryLayout<JSONObject.Member>.offset(of: \JSONObject.Member.value)
+        == MemoryLayout<String>.stride)
+    return MemoryLayout<String>.stride
   }
 
   private static let tooDeep = JSONWriteError(
@@ -206,11 +270,24 @@ public struct JSONWriter: ~Copyable {
     }
   }
 
-  private mutating func write(_ string: String) {
+  private mutating func write(_ string: borrowing String) {
     // Native and small strings lend their UTF-8 in place; only a bridged one is copied.
     let done: Void? = string.utf8.withContiguousStorageIfAvailable { utf8 in write(utf8: utf8) }
     if done == nil {
-      var string = string
+      var string = copy string
+      string.withUTF8 { utf8 in write(utf8: utf8) }
+    }
+  }
+
+  /// A member's key, read where it lies: passed as a value, it was retained and released.
+  /// Not inlined: inlined into the loops above, the optimizer copied the key again.
+  @inline(never)
+  private mutating func write(stringAt string: UnsafePointer<String>) {
+    let done: Void? = string.pointee.utf8.withContiguousStorageIfAvailable { utf8 in
+      write(utf8: utf8)
+    }
+    if done == nil {
+      var string = string.pointee
       string.withUTF8 { utf8 in write(utf8: utf8) }
     }
   }

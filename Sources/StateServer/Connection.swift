@@ -218,7 +218,7 @@ final class Connection {
       return .now(.failure(id: id ?? .null, error: .refusedMember(refusal)))
     }
     // Compared as a string: the literal as a `JSON` would be a boxed string allocated per request.
-    guard request.string(forKey: "jsonrpc") == "2.0" else {
+    guard request.hasString("2.0", forKey: "jsonrpc") else {
       let reason = "\"jsonrpc\" must be \"2.0\""
       return .now(.failure(id: id ?? .null, error: .invalidRequest(reason)))
     }

@@ -114,16 +114,9 @@ struct PatchNotice: Sendable {
     writer.write(unsigned: from)
     writer.append(#","to":"#)
     writer.write(unsigned: to)
-    writer.append(#","patch":["#)
-    for (position, operation) in operations.enumerated() {
-      if position > 0 { writer.append(UInt8(ascii: ",")) }
-      try writer.write(operation)
-    }
-    writer.append(UInt8(ascii: "]"))
-    if let cause {
-      writer.append(#","cause":"#)
-      try writer.write(cause)
-    }
+    writer.append(#","patch":"#)
+    try writer.write(array: operations)
+    try writer.write(#","cause":"#, ifPresent: cause)
     if !path.isEmpty {
       writer.append(#","path":"#)
       writer.write(string: path)

@@ -26,6 +26,22 @@ import Testing
     #expect(object.string(at: wait) == nil)
   }
 
+  /// `hasString` is true only for a string member with exactly that text (compared as
+  /// Swift strings: canonically equivalent text is equal).
+  @Test func aStringMemberIsComparedInPlace() {
+    let long = "a method name longer than fifteen bytes"
+    let request: JSONObject = [
+      "jsonrpc": "2.0", "method": .string(long), "id": 7, "v": "2.0 ", "e": "e\u{301}",
+    ]
+    #expect(request.hasString("2.0", forKey: "jsonrpc"))
+    #expect(request.hasString(long, forKey: "method"))
+    #expect(!request.hasString("2.00", forKey: "jsonrpc"))
+    #expect(!request.hasString("2.0", forKey: "v"))
+    #expect(!request.hasString("7", forKey: "id"))
+    #expect(!request.hasString("2.0", forKey: "absent"))
+    #expect(request.hasString("\u{e9}", forKey: "e"))
+  }
+
   /// Past the size at which objects keep a key index, the index finds the member.
   @Test func aLargeObjectIsReadThroughItsIndex() {
     var object = JSONObject()

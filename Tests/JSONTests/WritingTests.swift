@@ -88,6 +88,48 @@ struct WritingTests {
     #expect(writer.count == 0)
   }
 
+  /// `write(array:)` (a patch's operations, read in place) writes what writing `.array` of the
+  /// same elements writes, and nothing of a failed array.
+  @Test func anArrayOfElementsIsWrittenAsTheArrayValue() throws {
+    let keys = (0..<12).map { "k\($0)\"/~\u{1}é" }  // past the linear limit: an indexed object
+    let wide = JSON.object(JSONObject(keys.map { ($0, JSON.string($0 + "\n")) }))
+    let elements: [JSON] = [
+      ["op": "replace", "path": "/count", "value": 7], wide, [], [:], .null, [[1, "x"]],
+    ]
+    var writer = JSONWriter(capacity: 1)
+    try writer.write(array: elements)
+    let text = writer.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+    #expect(text == String(decoding: try JSON.array(elements).serialized(), as: UTF8.self))
+    #expect(try JSON(parsing: Array(text.utf8)) == .array(elements))
+    try writer.write(array: [])
+    let before = writer.count
+    do {
+      try writer.write(array: [1, ["a/b": [.double(.nan)]]])
+      Issue.record("a NaN was written")
+    } catch {
+      #expect(error.pointer == "/1/a~1b/0")
+    }
+    #expect(writer.count == before)
+    #expect(writer.withUnsafeBytes { String(decoding: $0, as: UTF8.self) } == text + "[]")
+  }
+
+  /// An optional member: its prefix and value when present, nothing when absent or failed.
+  @Test func anOptionalMemberIsWrittenOnlyWhenPresentAndWhole() throws {
+    var writer = JSONWriter()
+    writer.append("{\"a\":1")
+    try writer.write(#","cause":"#, ifPresent: nil)
+    try writer.write(#","cause":"#, ifPresent: ["id": "x"])
+    do {
+      try writer.write(#","bad":"#, ifPresent: [.double(.infinity)])
+      Issue.record("an infinity was written")
+    } catch {
+      #expect(error.pointer == "/0")
+    }
+    writer.append(UInt8(ascii: "}"))
+    let text = writer.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+    #expect(text == #"{"a":1,"cause":{"id":"x"}}"#)
+  }
+
   /// Decimals are written two digits at a time: every length, odd and even, and the edges.
   @Test func unsignedDecimalsOfEveryLength() {
     var values: [UInt64] = [0, 9, 10, 99, 100, 101, 999, 1000, UInt64.max, UInt64.max - 1]
