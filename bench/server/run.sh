@@ -24,10 +24,11 @@ cc -O2 -o "$work/latency" "$shared/bench/latency.c"
 status=0
 python3 "$here/report.py" --server "$bin" --echo "$work/echo" --peer "$peer" \
   --latency "$work/latency" || status=$?
-# Instructions per increment (callgrind) do not move with the machine's load; skipped without
-# valgrind.
+# Instructions and reference-counting calls per increment (callgrind) do not move with the
+# machine's load; skipped without valgrind.
 if command -v valgrind >/dev/null; then
-  echo "instructions per pipelined increment (callgrind; thread 1 is the main thread)"
+  echo "instructions and reference-counting calls per pipelined increment (callgrind;" \
+    "thread 1 is the main thread)"
   python3 "$here/instructions.py" --server "$bin" --echo "$work/echo" --lines "$(python3 -c \
     "print(max(1000, int(20000 * float('${BENCH_SCALE:-1}'))))")"
 fi
