@@ -22,17 +22,29 @@ extension JSON {
           total &+= members[position].key.utf8.count &+ 4
           // Scalars counted here: a patch operation is an object of scalars, weighed once per
           // line queued, and the call per member cost more than the counting.
-          switch members[position].value {
-          case .null: total &+= 4
-          case .bool: total &+= 5
-          case .integer: total &+= 20
-          case .double: total &+= 24
-          case .string(let string): total &+= string.utf8.count &+ 2
-          case .array, .object: total &+= members[position].value.estimatedEncodedSize
-          }
+          total &+=
+            JSON.scalarEstimate(members, position)
+            ?? members[position].value.estimatedEncodedSize
         }
         return total
       }
+    }
+  }
+
+  /// ``estimatedEncodedSize`` of the member at `position` when its value is a scalar, read
+  /// where it lies (always inlined: passed to a function, the value would be copied, an atomic
+  /// retain and release); nil for an array or an object.
+  @inline(__always)
+  static func scalarEstimate(_ members: UnsafeBufferPointer<JSONObject.Member>, _ position: Int)
+    -> Int?
+  {
+    switch members[position].value {
+    case .null: return 4
+    case .bool: return 5
+    case .integer: return 20
+    case .double: return 24
+    case .string(let string): return string.utf8.count &+ 2
+    case .array, .object: return nil
     }
   }
 }

@@ -28,15 +28,8 @@ extension Array where Element == JSON {
   private static func flatObjectSize(_ members: UnsafeBufferPointer<JSONObject.Member>) -> Int? {
     var total = 2
     for position in members.indices {
-      total &+= members[position].key.utf8.count &+ 4
-      switch members[position].value {
-      case .null: total &+= 4
-      case .bool: total &+= 5
-      case .integer: total &+= 20
-      case .double: total &+= 24
-      case .string(let string): total &+= string.utf8.count &+ 2
-      case .array, .object: return nil
-      }
+      guard let value = JSON.scalarEstimate(members, position) else { return nil }
+      total &+= members[position].key.utf8.count &+ 4 &+ value
     }
     return total
   }
