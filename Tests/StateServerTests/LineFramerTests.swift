@@ -79,19 +79,7 @@ import Testing
       lines += batch
       if count <= 0 { break }
     }
-    #expect(lines.count == 3)
-    guard case .message(.array(let elements))? = lines.first,
-      case .string(let text)? = elements.first
-    else {
-      Issue.record("the long line did not parse: \(String(describing: lines.first).prefix(200))")
-      return
-    }
-    #expect(text.utf8.count == 300_000)
-    guard case .message(let last)? = lines.dropFirst().first else {
-      Issue.record("no second line")
-      return
-    }
-    #expect(last == [2])
+    expectLongLineWhole(lines)
   }
 
   @Test func aLineLongerThanFourReadBlocksIsFramedWhole() {
@@ -104,13 +92,27 @@ import Testing
       for chunk in chunks { lines += chunk.parse() }
       if count <= 0 { break }
     }
-    #expect(lines.count == 3)
+    expectLongLineWhole(lines)
+  }
+
+  /// `longLine` read back: the long line whole, then `[2]`, then the end of input.
+  private func expectLongLineWhole(
+    _ lines: [InboundLine], sourceLocation: SourceLocation = #_sourceLocation
+  ) {
+    #expect(lines.count == 3, sourceLocation: sourceLocation)
     guard case .message(.array(let elements))? = lines.first,
       case .string(let text)? = elements.first
     else {
-      Issue.record("the long line did not parse: \(String(describing: lines.first).prefix(200))")
+      Issue.record(
+        "the long line did not parse: \(String(describing: lines.first).prefix(200))",
+        sourceLocation: sourceLocation)
       return
     }
-    #expect(text.utf8.count == 300_000)
+    #expect(text.utf8.count == 300_000, sourceLocation: sourceLocation)
+    guard case .message(let last)? = lines.dropFirst().first else {
+      Issue.record("no second line", sourceLocation: sourceLocation)
+      return
+    }
+    #expect(last == [2], sourceLocation: sourceLocation)
   }
 }
