@@ -127,15 +127,21 @@ public struct Server: Sendable {
       var count: Int32 = 0
       return ioctl(input, UInt(FIONREAD), &count) == 0 ? Int(count) : 0
     }
-    signals?.start { number in
-      Task { @MainActor in connection.received(signal: number) }
-    }
     let writer = StdoutWriter(fd: output, queue: queue, log: log) { code in
       log.error("stdout failed; the remaining output is discarded", ["errno": String(code)])
       Task { @MainActor in connection.beginShutdown(reason: "stdout closed") }
     }
     connection.writeDirectly = { writer.writeDirectly($0) }
-    writer.start()
+    // The signal and writer threads start in the main actor's next job, after the input already
+    // waiting is answered: the first answer on a pipe is written directly, and creating two
+    // threads first delayed it. Nothing is lost meanwhile: a signal waits in its pipe and
+    // output in the queue until their thread takes them, as they would if it were busy.
+    Task { @MainActor in
+      signals?.start { number in
+        Task { @MainActor in connection.received(signal: number) }
+      }
+      writer.start()
+    }
     if let onMainLoop {
       let loop = MainLoop(
         input: input, maxMessageBytes: options.maxMessageBytes, connection: connection,

@@ -18,18 +18,20 @@ enum CaseList {
     return decoder.names
   }
 
-  /// The keys of `Key` when its layout is that of a payload-free enum, else `nil`.
-  static func keys<Key: CodingKey>(of type: Key.Type) -> [Key]? {
+  /// The wire names of `Key`'s cases when its layout is that of a payload-free enum, else
+  /// `nil`. Read into `[String]` directly: an array of `Key` and a key path to `stringValue`
+  /// would instantiate generic metadata per key type, most of what start-up paid here.
+  static func keyNames<Key: CodingKey>(of type: Key.Type) -> [String]? {
     switch MemoryLayout<Key?>.size {
     case 0:
       return []  // an enum without cases: `Key?` is always `nil`
     case 1:
-      var keys: [Key] = []
+      var names: [String] = []
       for byte in UInt8.min...UInt8.max {
-        guard let key = unsafeBitCast(byte, to: Key?.self) else { return keys }
-        keys.append(key)
+        guard let key = unsafeBitCast(byte, to: Key?.self) else { return names }
+        names.append(key.stringValue)
       }
-      return keys
+      return names
     default:
       return nil
     }
@@ -48,7 +50,7 @@ private final class CaseListingDecoder: Decoder {
 
   func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
     askedForContainer = true
-    names = CaseList.keys(of: Key.self)?.map(\.stringValue)
+    names = CaseList.keyNames(of: Key.self)
     throw Stop()
   }
 
