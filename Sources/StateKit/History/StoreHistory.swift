@@ -37,8 +37,9 @@ extension Store {
     returningPatch: Bool = false
   ) -> [JSON] {
     guard let history else { return [] }
-    let began = ReduceTime.ticks()
-    let at = stamp ?? ReduceTime.now()
+    // One clock read for the stamp and the start of the duration.
+    let began = ReduceTime.nanoseconds()
+    let at = stamp ?? ReduceTime.milliseconds(began)
     let seq = history.takeSeq()
     let saved = ReduceTime.set(at)
     let effect = feature.reduce(into: &state, action: action)
@@ -59,7 +60,7 @@ extension Store {
       HistoryLog.Item(
         seq: seq, kind: .action, version: version, payload: action, origin: origin,
         patch: consume patch, events: consume events, at: at,
-        duration: .nanoseconds(ReduceTime.ticks() - began)), in: history)
+        duration: ReduceTime.duration(since: began)), in: history)
     didReduce?(action, fromEffect)
     return returned
   }
@@ -222,7 +223,7 @@ extension Store {
     let past = try state(at: version)
     generation += 1
     for effect in running.values { effect.task.cancel() }
-    let began = ReduceTime.ticks()
+    let began = ReduceTime.nanoseconds()
     state = past
     let publication = publish(cause: cause)
     if let history {
@@ -230,8 +231,8 @@ extension Store {
         HistoryLog.Item(
           seq: history.takeSeq(), kind: .rewind(to: version), version: self.version,
           payload: past, origin: HistoryEntry.Origin(request: cause, action: nil),
-          patch: publication?.patch ?? [], events: [], at: ReduceTime.now(),
-          duration: .nanoseconds(ReduceTime.ticks() - began)), in: history)
+          patch: publication?.patch ?? [], events: [], at: ReduceTime.milliseconds(began),
+          duration: ReduceTime.duration(since: began)), in: history)
     }
     return self.version
   }
