@@ -28,7 +28,14 @@ struct ViewPublisher<View: Encodable & Equatable> {
   /// it cost about 400 instructions per published action), and the member a leaf last changed
   /// (`PatchWalk.path(under:_:)`). A copy of the publisher shares it, which is harmless: a walk
   /// runs start to finish within one `update`, on the store's actor, and what the walker keeps
-  /// between walks is only a buffer and a cache.
+  /// between walks is only buffers and caches: its levels too (`PatchWalk.reusesLevels`), which
+  /// hold nothing of the published JSON between walks.
+  ///
+  /// Owned through `keptWalker`, which only publishers (and their copies) hold: the levels
+  /// hold the walker, and the owner lets them go when the last publisher goes.
+  private let keptWalker: PatchWalk.Kept
+  /// `keptWalker.walk`, held here too: reading it through the owner cost a retain and a
+  /// release per use.
   private let walker: PatchWalk
   /// The path an operation last had, and its text as a JSON string for the wire form: made
   /// once while the same member keeps changing (its text and box cost about 450 instructions
@@ -41,7 +48,8 @@ struct ViewPublisher<View: Encodable & Equatable> {
 
   init(_ view: View, replacesUpdatedElements: Bool = false) {
     // `replacesUpdatedElements`: see `PatchWalk` (a store's journal of its private state).
-    walker = PatchWalk(marks: [:], replacesUpdatedElements: replacesUpdatedElements)
+    keptWalker = PatchWalk.Kept(replacesUpdatedElements: replacesUpdatedElements)
+    walker = keptWalker.walk
     json = .null
     do {
       json = try JSONValueEncoder().encode(view)
