@@ -84,12 +84,22 @@ extension Store {
       swap(&started, &history.starting)
       item.effects = started
     }
-    let made = history.sink == nil ? nil : entry(item)
-    let leaving = history.append(item) { published }
-    if leaving > 0 { advanceBase(past: leaving, in: history) }
-    guard let sink = history.sink, let made else { return }
+    guard let sink = history.sink else {
+      // Nobody hears entries (the server without a recording): none is made, and no optional
+      // one is made and destroyed (about 80 instructions per action, callgrind).
+      append(item, to: history)
+      return
+    }
+    let made = entry(item)
+    append(item, to: history)
     sink(.entry(made))
     for life in started { sink(.effect(store: id, life)) }
+  }
+
+  /// Keeps `item` in the log, and reduces the entries leaving it onto the checkpoint.
+  private func append(_ item: consuming HistoryLog.Item, to history: HistoryLog) {
+    let leaving = history.append(item) { published }
+    if leaving > 0 { advanceBase(past: leaving, in: history) }
   }
 
   /// Reduces the `count` oldest entries, which are leaving the log, onto the checkpoint in
