@@ -99,6 +99,16 @@ public struct JSONObject: @unchecked Sendable {
     return storage.withMembers { $0[position].value }
   }
 
+  /// The position of member `key` and its value, or `nil` when there is no such member, for a
+  /// caller that keeps the object in a class's stored `var`. Declared `mutating`, though it
+  /// changes nothing, so that such a caller lends the object where it lies: a non-mutating
+  /// call copied it out of the property first, a retain and a release (the walk of a
+  /// published view, per member).
+  public mutating func lookUpInPlace(_ key: String) -> (position: Int, value: JSON)? {
+    guard let position = storage.position(of: key) else { return nil }
+    return (position, storage.withMembers { $0[position].value })
+  }
+
   /// The member at `position` (`0..<count`).
   public func member(at position: Int) -> Member {
     precondition(position >= 0 && position < count, "JSONObject position out of range")

@@ -24,14 +24,65 @@ final class PatchWalk {
   private var recentName = ""
   private var recentPath = JSONPointer(tokens: [])
 
+  /// Whether `visit` reuses its `WalkLevel`s from walk to walk, one per depth in `levels`
+  /// (`depth` of them in use), instead of making one per walked object (an allocation and a
+  /// free) along with its keyed container (generic metadata lookups, WalkLevel.swift). Only a
+  /// walker whose owner lets the levels go does (`Kept`): a level holds its walker.
+  private let reusesLevels: Bool
+  private var levels: [WalkLevel] = []
+  private var depth = 0
+
   /// `operations` is an empty buffer to fill.
   init(
     marks: [JSONPointer: ArrayRevision], replacesUpdatedElements: Bool = false,
-    operations: [JSONPatch.Operation] = []
+    operations: [JSONPatch.Operation] = [], reusesLevels: Bool = false
   ) {
     self.marks = marks
     self.replacesUpdatedElements = replacesUpdatedElements
     self.operations = operations
+    self.reusesLevels = reusesLevels
+  }
+
+  /// A walker that reuses its levels (a publisher's), held by its one owner: the levels and
+  /// their kept containers hold the walker (their `Encoder`'s walk), and when the owner goes,
+  /// it lets them go, which breaks those cycles.
+  final class Kept {
+    let walk: PatchWalk
+
+    init(replacesUpdatedElements: Bool) {
+      walk = PatchWalk(
+        marks: [:], replacesUpdatedElements: replacesUpdatedElements, reusesLevels: true)
+    }
+
+    deinit { walk.releaseLevels() }
+  }
+
+  /// Lets the kept levels go, and their kept containers (`Kept`'s end).
+  private func releaseLevels() {
+    for level in levels { level.forgetContainers() }
+    levels = []
+  }
+
+  /// The level of an object walked at `path` against `old`: the one kept for this depth when
+  /// the walker reuses levels (given back by `done(with:)`), else a new one.
+  private func level(at path: JSONPointer, old: consuming JSONObject) -> WalkLevel {
+    guard reusesLevels else { return WalkLevel(walk: self, path: path, old: consume old) }
+    defer { depth += 1 }
+    if depth < levels.count {
+      let level = levels[depth]
+      level.reuse(path: path, old: consume old)
+      return level
+    }
+    let level = WalkLevel(walk: self, path: path, old: consume old, keepsContainers: true)
+    levels.append(level)
+    return level
+  }
+
+  /// Ends the use of a level `level(at:old:)` gave, walked or not.
+  private func done(with level: WalkLevel) {
+    guard reusesLevels else { return }
+    depth -= 1
+    level.vacate()
   }
 
   /// Starts another walk with this walker (which a publisher keeps: making one per walk cost
@@ -83,8 +134,9 @@ final class PatchWalk {
   }
 
   /// `parent.appending(name)`, the same pointer (tokens shared) as last time when it is the
-  /// same member.
-  func path(under parent: JSONPointer, _ name: String) -> JSONPointer {
+  /// same member. `parent` is `inout` though it is not changed, so that a level lends its
+  /// path where it lies (reading it copied it, a retain and a release per changed leaf).
+  func path(under parent: inout JSONPointer, _ name: String) -> JSONPointer {
     if hasRecentLeaf, recentName == name, recentParent == parent { return recentPath }
     let path = parent.appending(name)
     hasRecentLeaf = true
@@ -114,7 +166,8 @@ final class PatchWalk {
       return
     }
     let start = operations.count
-    let level = WalkLevel(walk: self, path: path, old: consume oldMembers)
+    let level = level(at: path, old: consume oldMembers)
+    defer { done(with: level) }
     try value.encode(to: level)
     if level.isPoisoned {
       // The value used a container the walk does not follow: drop what it emitted and
@@ -215,77 +268,5 @@ final class PatchWalk {
       return
     }
     for key in marks.keys where path.isPrefix(of: key) { marks[key] = nil }
-  }
-}
-
-/// One object being walked: its path, the old members, the keys encoded so far. It is the
-/// walk's `Encoder` for the value encoded there too (WalkEncoder.swift): a separate encoder
-/// struct, and each container, held the walk and the level, a retain and a release more each.
-final class WalkLevel {
-  let walk: PatchWalk
-  let path: JSONPointer
-  let old: JSONObject
-  /// Which old members were encoded again, by position (a bit each for the first 64).
-  private var encodedMask: UInt64 = 0
-  private var encodedBeyondMask: Set<Int> = []
-  private var encodedCount = 0
-  /// The levels of the nested containers encoded in this one, in order.
-  var children: [WalkLevel] = []
-  /// Set when the value used a container the walk cannot follow at this level. `visit` asks
-  /// the level it made (`isPoisoned`), which asks its nested levels in turn: they hold no
-  /// reference back to it (an unowned one cost an atomic `swift_unownedRetainStrong` and a
-  /// release per load, and unowned reference counting per nested level).
-  private var poisoned = false
-
-  init(walk: PatchWalk, path: JSONPointer, old: JSONObject) {
-    self.walk = walk
-    self.path = path
-    self.old = old
-  }
-
-  /// The old value of member `key`, noting that the new value encodes it.
-  func encoded(_ key: String) -> JSON? {
-    guard let position = old.position(of: key) else { return nil }
-    if position < 64 {
-      let bit = UInt64(1) << UInt64(position)
-      if encodedMask & bit == 0 {
-        encodedMask |= bit
-        encodedCount += 1
-      }
-    } else if encodedBeyondMask.insert(position).inserted {
-      encodedCount += 1
-    }
-    return old.value(at: position)
-  }
-
-  /// Publishes the scalar `value` of member `name`. Here rather than in the keyed container,
-  /// which reached the walk through this level with a retain and a release per leaf.
-  func leaf(_ value: JSON, _ name: String) {
-    walk.leaf(value, at: walk.path(under: path, name), old: encoded(name))
-  }
-
-  /// The whole level was replaced by one value: no member is left over.
-  func encodedAll() { encodedCount = old.count }
-
-  var encodedEveryOldKey: Bool { encodedCount >= old.count }
-
-  func wasEncoded(_ position: Int) -> Bool {
-    position < 64
-      ? encodedMask & (UInt64(1) << UInt64(position)) != 0
-      : encodedBeyondMask.contains(position)
-  }
-
-  /// Whether this level or one nested in it used a container the walk cannot follow: the
-  /// value `visit` walks is then encoded whole.
-  var isPoisoned: Bool {
-    poisoned || (!children.isEmpty && children.contains { $0.isPoisoned })
-  }
-
-  func poisonWalk() { poisoned = true }
-
-  func nested(_ key: String, old: JSONObject) -> WalkLevel {
-    let child = WalkLevel(walk: walk, path: path.appending(key), old: old)
-    children.append(child)
-    return child
   }
 }

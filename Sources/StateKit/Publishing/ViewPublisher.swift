@@ -28,7 +28,14 @@ struct ViewPublisher<View: Encodable & Equatable> {
   /// it cost about 400 instructions per published action), and the member a leaf last changed
   /// (`PatchWalk.path(under:_:)`). A copy of the publisher shares it, which is harmless: a walk
   /// runs start to finish within one `update`, on the store's actor, and what the walker keeps
-  /// between walks is only a buffer and a cache.
+  /// between walks is only buffers and caches: its levels too (`PatchWalk.reusesLevels`), which
+  /// hold nothing of the published JSON between walks.
+  ///
+  /// Owned through `keptWalker`, which only publishers (and their copies) hold: the levels
+  /// hold the walker, and the owner lets them go when the last publisher goes.
+  private let keptWalker: PatchWalk.Kept
+  /// `keptWalker.walk`, held here too: reading it through the owner cost a retain and a
+  /// release per use.
   private let walker: PatchWalk
   /// The path an operation last had, and its text as a JSON string for the wire form: made
   /// once while the same member keeps changing (its text and box cost about 450 instructions
@@ -41,7 +48,8 @@ struct ViewPublisher<View: Encodable & Equatable> {
 
   init(_ view: View, replacesUpdatedElements: Bool = false) {
     // `replacesUpdatedElements`: see `PatchWalk` (a store's journal of its private state).
-    walker = PatchWalk(marks: [:], replacesUpdatedElements: replacesUpdatedElements)
+    keptWalker = PatchWalk.Kept(replacesUpdatedElements: replacesUpdatedElements)
+    walker = keptWalker.walk
     json = .null
     do {
       json = try JSONValueEncoder().encode(view)
@@ -88,14 +96,20 @@ struct ViewPublisher<View: Encodable & Equatable> {
   }
 
   /// The wire forms of `operations`, which are consumed (each one's value and path moved into
-  /// its wire form, not copied), and their emptied buffer kept for the next walk. From the
-  /// last one back, so each is moved out of the buffer by `removeLast()`.
+  /// its wire form, not copied), and their emptied buffer kept for the next walk. Reversed
+  /// first, so that `removeLast()` moves each out of the buffer in order.
+  ///
+  /// The result's buffer comes from `reserveCapacity`, which the compiler specializes for
+  /// `JSON`: `Array(repeating:count:)` allocates through the standard library's unspecialized
+  /// `_allocateBufferUninitialized`, whose `getContiguousArrayStorageType` looked up the
+  /// generic `_ContiguousArrayStorage<JSON>` metadata on every publication (about 370
+  /// instructions, callgrind).
   private mutating func wireForms(of operations: inout [JSONPatch.Operation]) -> [JSON] {
-    var wire = [JSON](repeating: .null, count: operations.count)
-    var position = operations.count
-    while position > 0 {
-      position -= 1
-      wire[position] = wireForm(operations.removeLast())
+    var wire: [JSON] = []
+    wire.reserveCapacity(operations.count)
+    operations.reverse()
+    while !operations.isEmpty {
+      wire.append(wireForm(operations.removeLast()))
     }
     walker.recycle(&operations)
     return wire

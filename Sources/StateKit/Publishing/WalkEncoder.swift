@@ -9,7 +9,7 @@ extension WalkLevel: Encoder {
   var userInfo: [CodingUserInfoKey: Any] { [:] }
 
   func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-    KeyedEncodingContainer(WalkKeyedContainer<Key>(level: self))
+    keyedContainer(type)
   }
 
   func unkeyedContainer() -> any UnkeyedEncodingContainer {
@@ -22,7 +22,7 @@ extension WalkLevel: Encoder {
   }
 }
 
-private struct WalkKeyedContainer<Key: CodingKey>: NullWritingKeyedContainer {
+struct WalkKeyedContainer<Key: CodingKey>: NullWritingKeyedContainer {
   let level: WalkLevel
   var walk: PatchWalk { level.walk }
   var codingPath: [any CodingKey] { [] }
