@@ -20,6 +20,12 @@ enum Outgoing: Sendable {
   /// nothing to release (never written).
   static var written: Outgoing { .dispatched(id: .null, store: "", version: 0) }
 
+  /// A patch's `to`, read without copying the patch out (nil for any other line).
+  var patchEnd: UInt64? {
+    guard case .patch(let notice) = self else { return nil }
+    return notice.to
+  }
+
   /// The stores whose patches may not be merged across this line.
   var barriers: [String] {
     switch self {
