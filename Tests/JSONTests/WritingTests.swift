@@ -146,6 +146,24 @@ struct WritingTests {
     }
   }
 
+  /// An integer id or cause is written without the walk of a value; anything else is left to
+  /// `write(_:)`, and nothing of it is written.
+  @Test func integersAreWrittenDirectlyAndOtherValuesAreLeftAlone() throws {
+    var writer = JSONWriter(capacity: 1)
+    for value: JSON in [.integer(.min), -1, 0, 42, .integer(.max)] {
+      let written = writer.writeIfInteger(value)
+      #expect(written)
+      writer.append(UInt8(ascii: ","))
+    }
+    for value: JSON in ["7", 7.5, .null, [7], ["id": 7]] {
+      let written = writer.writeIfInteger(value)
+      #expect(!written)
+    }
+    writer.write(integer: -12)
+    let text = writer.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+    #expect(text == "-9223372036854775808,-1,0,42,9223372036854775807,-12")
+  }
+
   /// Strings are checked and copied several bytes at a time: every length up to past three
   /// words, with each byte that needs an escape (and a multi-byte character, whose bytes must
   /// not look like one) at every position, against an escaper that goes scalar by scalar.
