@@ -17,9 +17,15 @@
 /// writer.withUnsafeBytes { Array($0) }  // the bytes of {"id":{"price":19.99}}
 /// ```
 public struct JSONWriter: ~Copyable {
-  private var start: UnsafeMutablePointer<UInt8>
+  // `start` and `written` are usable from inlined code: appending a literal, inlined where it is
+  // written, copies its bytes without a call (its length is a constant there).
+  @usableFromInline var start: UnsafeMutablePointer<UInt8>
+  @usableFromInline var written = 0
   /// How many bytes were written.
-  public private(set) var count = 0
+  public internal(set) var count: Int {
+    get { written }
+    set { written = newValue }
+  }
   /// How many bytes fit before the buffer grows.
   public private(set) var capacity: Int
   /// `description` writes non-finite doubles as `nan`/`inf` instead of failing: it is for people.
@@ -101,34 +107,6 @@ public struct JSONWriter: ~Copyable {
     write(string)
   }
 
-  /// Writes the decimal digits of `value`.
-  public mutating func write(unsigned value: UInt64) {
-    reserve(20)  // "18446744073709551615"
-    // Counted by comparison, not division (a version is written three times per dispatch).
-    var digits = 1
-    var bound: UInt64 = 10
-    while digits < 20 && value >= bound {
-      digits &+= 1
-      bound = bound &* 10
-    }
-    // Digits come out last first, two at a time: fill the reserved room from its end.
-    var position = count &+ digits
-    var rest = value
-    while rest >= 10 {
-      let quotient = rest / 100
-      let pair = UInt8(truncatingIfNeeded: rest &- quotient &* 100)
-      let tens = pair / 10
-      position &-= 2
-      start[position] = UInt8(ascii: "0") &+ tens
-      start[position &+ 1] = UInt8(ascii: "0") &+ (pair &- tens &* 10)
-      rest = quotient
-    }
-    if position > count {
-      start[count] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest)
-    }
-    count &+= digits
-  }
-
   /// Appends what was written to `buffer`.
   func finish(appendingTo buffer: inout [UInt8]) {
     buffer.append(contentsOf: UnsafeBufferPointer(start: start, count: count))
@@ -137,13 +115,13 @@ public struct JSONWriter: ~Copyable {
   /// Room for `extra` more bytes, so the puts that follow need no checks. The check is inlined
   /// into every token's writing (a call per token was a tenth of the writer thread's time); the
   /// growth is not.
-  @inline(__always)
-  private mutating func reserve(_ extra: Int) {
-    if capacity &- count < extra { grow(extra) }
+  @inlinable @inline(__always)
+  mutating func reserve(_ extra: Int) {
+    if capacity &- written < extra { grow(extra) }
   }
 
-  @inline(never)
-  private mutating func grow(_ extra: Int) {
+  @usableFromInline @inline(never)
+  mutating func grow(_ extra: Int) {
     let grown = max(capacity * 2, count + extra)
     let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
     moved.update(from: start, count: count)
@@ -153,24 +131,29 @@ public struct JSONWriter: ~Copyable {
   }
 
   /// One byte into reserved room.
-  private mutating func put(_ byte: UInt8) {
-    start[count] = byte
-    count &+= 1
+  @inlinable @inline(__always)
+  mutating func put(_ byte: UInt8) {
+    start[written] = byte
+    written &+= 1
   }
 
-  private mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+  @inlinable @inline(__always)
+  mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
     guard let base = bytes.baseAddress else { return }
-    (start + count).update(from: base, count: bytes.count)
-    count &+= bytes.count
+    (start + written).update(from: base, count: bytes.count)
+    written &+= bytes.count
   }
 
   /// Appends one byte as it is (a bracket, a comma, a newline).
+  @inlinable @inline(__always)
   public mutating func append(_ byte: UInt8) {
     reserve(1)
     put(byte)
   }
 
-  /// Appends text as it is: the fixed parts of a message around its values.
+  /// Appends text as it is: the fixed parts of a message around its values. Inlined: the
+  /// literal's length is then a constant, and its bytes are copied without a call.
+  @inlinable @inline(__always)
   public mutating func append(_ literal: StaticString) {
     reserve(literal.utf8CodeUnitCount)
     put(UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
@@ -194,7 +177,7 @@ public struct JSONWriter: ~Copyable {
     case .bool(let flag): flag ? append("true") : append("false")
     case .integer(let integer): write(integer)
     case .double(let double): try write(double)
-    case .string(let string): write(string)
+    case .string: write(stringAt: Self.text(ofBoxedString: value))
     case .array(let elements):
       try write(elements: elements, depth: depth)
     case .object(let object):
@@ -233,6 +216,19 @@ public struct JSONWriter: ~Copyable {
       }
     }
     append(UInt8(ascii: "]"))
+  }
+
+  /// The text of a `.string` value, read where it lies in the value's box: bound as
+  /// `case .string(let string)`, the box and the text were each retained and released (atomic
+  /// operations, two strings per patch operation). The payload of the indirect case is the
+  /// reference to its box, whose `String` follows the heap object header (checked in debug
+  /// builds, where every test that writes a string checks it).
+  @inline(__always)
+  private static func text(ofBoxedString value: UnsafePointer<JSON>) -> UnsafePointer<String> {
+    let box = UnsafeRawPointer(value).load(as: UnsafeRawPointer.self)
+    let text = (box + 2 * MemoryLayout<Int>.stride).assumingMemoryBound(to: String.self)
+    assert(value.pointee.stringValue == text.pointee, "the layout of a boxed string changed")
+    return text
   }
 
   /// Where a member's value lies in it: right after its key, as a tuple is laid out like a
@@ -290,42 +286,6 @@ public struct JSONWriter: ~Copyable {
       var string = string.pointee
       string.withUTF8 { utf8 in write(utf8: utf8) }
     }
-  }
-
-  /// Escapes only what RFC 8259 requires (`"`, `\` and controls below 0x20); everything else,
-  /// non-ASCII included, is copied as it is, in runs.
-  private mutating func write(utf8: UnsafeBufferPointer<UInt8>) {
-    // Room for the unescaped case; each escape reserves its own extra bytes.
-    reserve(utf8.count &+ 2)
-    put(UInt8(ascii: "\""))
-    var runStart = 0
-    for position in utf8.indices {
-      let byte = utf8[position]
-      guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else {
-        continue
-      }
-      put(UnsafeBufferPointer(rebasing: utf8[runStart..<position]))
-      runStart = position &+ 1
-      reserve(6 &+ utf8.count &- position)
-      put(UInt8(ascii: "\\"))
-      switch byte {
-      case UInt8(ascii: "\""), UInt8(ascii: "\\"): put(byte)
-      case 0x0A: put(UInt8(ascii: "n"))
-      case 0x0D: put(UInt8(ascii: "r"))
-      case 0x09: put(UInt8(ascii: "t"))
-      case 0x08: put(UInt8(ascii: "b"))
-      case 0x0C: put(UInt8(ascii: "f"))
-      default:
-        let hex: StaticString = "0123456789abcdef"
-        put(UInt8(ascii: "u"))
-        put(UInt8(ascii: "0"))
-        put(UInt8(ascii: "0"))
-        put(hex.utf8Start[Int(byte >> 4)])
-        put(hex.utf8Start[Int(byte & 0xF)])
-      }
-    }
-    put(UnsafeBufferPointer(rebasing: utf8[runStart...]))
-    put(UInt8(ascii: "\""))
   }
 }
 

@@ -418,7 +418,7 @@ final class Connection {
     uncommittedSizes.reserveCapacity(lines.count)
     uncommittedBytes = 0
     if bytes <= 4096, let writeDirectly, writeDirectly(lines) { return false }
-    return output.append(lines, sizes: sizes) { fanout.compact(&$0) }
+    return output.append(consume lines, sizes: sizes) { fanout.compact(&$0) }
   }
 
   // MARK: Helpers for the methods

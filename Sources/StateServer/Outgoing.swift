@@ -20,6 +20,12 @@ enum Outgoing: Sendable {
   /// nothing to release (never written).
   static var written: Outgoing { .dispatched(id: .null, store: "", version: 0) }
 
+  /// A patch's `to`, read without copying the patch out (nil for any other line).
+  var patchEnd: UInt64? {
+    guard case .patch(let notice) = self else { return nil }
+    return notice.to
+  }
+
   /// The stores whose patches may not be merged across this line.
   var barriers: [String] {
     switch self {
@@ -61,13 +67,13 @@ enum Outgoing: Sendable {
         try writer.write(message)
       case .response(let id, let result, _):
         writer.append(#"{"jsonrpc":"2.0","id":"#)
-        try writer.write(id)
+        if !writer.writeIfInteger(id) { try writer.write(id) }
         writer.append(#","result":"#)
         try writer.write(result)
         writer.append(UInt8(ascii: "}"))
       case .dispatched(let id, let store, let version):
         writer.append(#"{"jsonrpc":"2.0","id":"#)
-        try writer.write(id)
+        if !writer.writeIfInteger(id) { try writer.write(id) }
         writer.append(#","result":{"store":"#)
         writer.write(string: store)
         writer.append(#","version":"#)
@@ -116,7 +122,13 @@ struct PatchNotice: Sendable {
     writer.write(unsigned: to)
     writer.append(#","patch":"#)
     try writer.write(array: operations)
-    try writer.write(#","cause":"#, ifPresent: cause)
+    switch cause {
+    case .some(.integer(let id)):
+      writer.append(#","cause":"#)
+      writer.write(integer: id)
+    default:
+      try writer.write(#","cause":"#, ifPresent: cause)
+    }
     if !path.isEmpty {
       writer.append(#","path":"#)
       writer.write(string: path)

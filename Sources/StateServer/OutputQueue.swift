@@ -91,15 +91,22 @@ final class OutputQueue: @unchecked Sendable {
   /// Returns whether the output is now over its budget: the caller should then serve nothing
   /// more until ``room()`` returns.
   @discardableResult
-  func append(_ batch: [Outgoing], compact: (inout PatchNotice) -> Void) -> Bool {
-    append(batch, sizes: batch.map(\.estimatedBytes), compact: compact)
+  func append(_ batch: consuming [Outgoing], compact: (inout PatchNotice) -> Void) -> Bool {
+    let sizes = batch.map(\.estimatedBytes)
+    return append(batch, sizes: sizes, compact: compact)
   }
 
   /// ``append(_:compact:)`` with each line's ``Outgoing/estimatedBytes`` already known.
+  ///
+  /// The batch is consumed: it becomes the queue when the queue is empty; else each line is
+  /// moved out of it (a placeholder without references left behind) into the queue or into the
+  /// patch it merges with. Iterating the batch copied each line, retaining its members, only
+  /// for the batch to release them all afterwards: atomic operations per line on the main
+  /// thread, exactly while the writer is behind.
   @discardableResult
-  func append(_ batch: [Outgoing], sizes batchSizes: [Int], compact: (inout PatchNotice) -> Void)
-    -> Bool
-  {
+  func append(
+    _ batch: consuming [Outgoing], sizes batchSizes: [Int], compact: (inout PatchNotice) -> Void
+  ) -> Bool {
     guard !batch.isEmpty else { return false }
     condition.lock()
     defer { condition.unlock() }
@@ -109,16 +116,13 @@ final class OutputQueue: @unchecked Sendable {
     for size in batchSizes { queuedBytes += size }
     if !merging && lines.count > mergeAfter { startMerging() }
     guard merging else {
-      for line in batch {
-        if case .patch = line { continue }
-        messageCount += 1
-      }
+      for index in batch.indices where batch[index].patchEnd == nil { messageCount += 1 }
       // Usually the writer has taken everything: then the batch becomes the queue, no copy.
       if lines.isEmpty {
         lines = batch
         sizes = batchSizes
       } else {
-        lines.append(contentsOf: batch)
+        for index in batch.indices { lines.append(exchange(&batch[index], with: .written)) }
         sizes.append(contentsOf: batchSizes)
       }
       return isFull
@@ -126,7 +130,9 @@ final class OutputQueue: @unchecked Sendable {
     var added: [String: [String: Int]] = [:]
     var grown: Set<Int> = []
     var lastGrown = -1
-    for (line, size) in zip(batch, batchSizes) {
+    for index in batch.indices {
+      let size = batchSizes[index]
+      let line = exchange(&batch[index], with: .written)
       switch line {
       case .patch(let notice):
         // Merge only a patch that continues the queued one: a subscription made anew in between
@@ -134,7 +140,7 @@ final class OutputQueue: @unchecked Sendable {
         if let target = target(of: notice),
           case .patch(var queued) = lines[target], queued.to == notice.from
         {
-          lines[target] = .message(.null, barriers: [])  // drop our reference: merge in place
+          lines[target] = .written  // drop our reference: merge in place
           queued.absorb(notice)
           lines[target] = .patch(queued)
           sizes[target] += size
@@ -143,20 +149,21 @@ final class OutputQueue: @unchecked Sendable {
             lastGrown = target
           }
         } else {
+          let (store, path) = (notice.store, notice.path)
           lines.append(line)
           sizes.append(size)
           // A newer line of this subscription now follows any older target.
-          mergeTargets[notice.store]?[notice.path] = nil
-          added[notice.store, default: [:]][notice.path] = lines.count - 1
+          mergeTargets[store]?[path] = nil
+          added[store, default: [:]][path] = lines.count - 1
         }
       default:
-        lines.append(line)
-        sizes.append(size)
-        messageCount += 1
         for store in line.barriers {
           mergeTargets[store] = nil
           added[store] = nil
         }
+        lines.append(line)
+        sizes.append(size)
+        messageCount += 1
       }
     }
     for (store, paths) in added {

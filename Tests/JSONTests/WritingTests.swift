@@ -146,6 +146,70 @@ struct WritingTests {
     }
   }
 
+  /// An integer id or cause is written without the walk of a value; anything else is left to
+  /// `write(_:)`, and nothing of it is written.
+  @Test func integersAreWrittenDirectlyAndOtherValuesAreLeftAlone() throws {
+    var writer = JSONWriter(capacity: 1)
+    for value: JSON in [.integer(.min), -1, 0, 42, .integer(.max)] {
+      let written = writer.writeIfInteger(value)
+      #expect(written)
+      writer.append(UInt8(ascii: ","))
+    }
+    for value: JSON in ["7", 7.5, .null, [7], ["id": 7]] {
+      let written = writer.writeIfInteger(value)
+      #expect(!written)
+    }
+    writer.write(integer: -12)
+    let text = writer.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+    #expect(text == "-9223372036854775808,-1,0,42,9223372036854775807,-12")
+  }
+
+  /// Strings are checked and copied several bytes at a time: every length up to past three
+  /// words, with each byte that needs an escape (and a multi-byte character, whose bytes must
+  /// not look like one) at every position, against an escaper that goes scalar by scalar.
+  @Test func stringsOfEveryLengthWithAnEscapeAtEveryPosition() throws {
+    func reference(_ string: String) -> String {
+      var text = "\""
+      for scalar in string.unicodeScalars {
+        switch scalar {
+        case "\"": text += "\\\""
+        case "\\": text += "\\\\"
+        case "\n": text += "\\n"
+        case "\r": text += "\\r"
+        case "\t": text += "\\t"
+        case "\u{8}": text += "\\b"
+        case "\u{C}": text += "\\f"
+        case ..<" ":
+          text += "\\u00" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
+        default: text.unicodeScalars.append(scalar)
+        }
+      }
+      return text + "\""
+    }
+    // Printable ASCII without `"` and `\`.
+    let plain = Array("abcdefghijklmnopqrstuvwxyz0123456789 !#$%&'()*+,-./:;<=>?@[]^_`{|}~")
+    for length in 0...27 {
+      let base = Array(plain[0..<length])
+      var cases = [String(base)]
+      for position in 0..<length {
+        for special in [
+          "\"", "\\", "\n", "\r", "\t", "\u{8}", "\u{C}", "\u{0}", "\u{1F}", "\u{7F}", "é", "😀",
+        ] {
+          var characters = base
+          characters[position] = Character(special)
+          cases.append(String(characters))
+        }
+      }
+      for string in cases {
+        var writer = JSONWriter(capacity: 1)
+        writer.write(string: string)
+        let text = writer.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+        #expect(text == reference(string), "\(Array(string.utf8))")
+        #expect(try JSON(parsing: Array(text.utf8)) == .string(string))
+      }
+    }
+  }
+
   /// The output budget weighs a line by this estimate before it is written: never less than the
   /// text for values without escapes, and not far above it.
   @Test func theEstimatedSizeCoversTheText() throws {
