@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""Pipelined throughput of several commands in alternated rounds, with the CPU each takes.
+
+  alternate.py [--rounds R] [--increments N] NAME=CMD ...
+
+Each round runs every command once, in the order given, on the same N pipelined `counter`
+increments (`drive.py`'s requests); a command is split on spaces (`main=".build/release/
+stateserver --ephemeral"`). Prints, per command, the medians over the rounds of: increments
+per second, the command's own CPU per increment (user + system, from `wait4`, so every thread
+it ran counts) and the driver's CPU per increment, each also as a ratio to the first command.
+
+Why: these shared machines change speed by 15% or more within minutes, so a benchmark run by
+itself cannot tell a 5% change. Alternating puts a burst of load on both sides alike, the
+median drops the rounds it hit hardest, and the CPU per increment moves far less with the
+load than the throughput does (a run slowed by a neighbour mostly waits).
+"""
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import drive  # noqa: E402
+
+
+def run(cmd, payload, last):
+    """One pipelined run: increments per second, the command's and the driver's CPU (µs) per
+    increment. The command's CPU covers its whole life, the drain at the end included."""
+    process = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL)
+    fd = process.stdout.fileno()
+    driver_before = os.times()
+    t0 = time.perf_counter()
+    writer = threading.Thread(target=lambda: (process.stdin.write(payload),
+                                              process.stdin.close()))
+    writer.start()
+    drive.await_id(fd, last)
+    seconds = time.perf_counter() - t0
+    driver_after = os.times()
+    writer.join()
+    while os.read(fd, 1 << 20):
+        pass
+    _, status, usage = os.wait4(process.pid, 0)
+    if status != 0:
+        raise SystemExit(f"{' '.join(cmd)} exited with status {status}")
+    driver = (driver_after.user + driver_after.system
+              - driver_before.user - driver_before.system)
+    return (last / seconds, (usage.ru_utime + usage.ru_stime) / last * 1e6,
+            driver / last * 1e6)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument("--increments", type=int, default=200_000)
+    parser.add_argument("commands", nargs="+", metavar="NAME=CMD")
+    options = parser.parse_args()
+    commands = {}
+    for spec in options.commands:
+        name, separator, cmd = spec.partition("=")
+        if not separator or not cmd.split():
+            parser.error(f"expected NAME=CMD, got {spec!r}")
+        commands[name] = cmd.split()
+    n = options.increments
+    payload = b"".join(drive.increment(i) for i in range(1, n + 1))
+    results = {name: ([], [], []) for name in commands}
+    for _ in range(options.rounds):
+        for name, cmd in commands.items():
+            for column, value in zip(results[name], run(cmd, payload, n)):
+                column.append(value)
+    medians = {name: [statistics.median(column) for column in columns]
+               for name, columns in results.items()}
+    first = medians[next(iter(commands))]
+    print(f"{options.rounds} alternated rounds of {n:,} pipelined increments (medians; ratio to"
+          " the first command)")
+    print(f"  {'':12} {'increments/s':>20} {'CPU/increment (µs)':>22} {'driver CPU (µs)':>20}")
+    for name, (rate, cpu, driver) in medians.items():
+        print(f"  {name:12} {rate:12,.0f} ({rate / first[0]:.3f}) {cpu:13.3f} ({cpu / first[1]:.3f})"
+              f" {driver:11.3f} ({driver / first[2]:.3f})")
+
+
+if __name__ == "__main__":
+    main()
