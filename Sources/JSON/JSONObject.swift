@@ -103,8 +103,9 @@ public struct JSONObject: @unchecked Sendable {
   /// caller that keeps the object in a class's stored `var`. Declared `mutating`, though it
   /// changes nothing, so that such a caller lends the object where it lies: a non-mutating
   /// call copied it out of the property first, a retain and a release (the walk of a
-  /// published view, per member).
-  public mutating func lookUpInPlace(_ key: String) -> (position: Int, value: JSON)? {
+  /// published view, per member). `package`: a tool of this package's own hot paths, not an
+  /// API for users of the JSON library, to whom `object[key]` says the same.
+  package mutating func lookUpInPlace(_ key: String) -> (position: Int, value: JSON)? {
     guard let position = storage.position(of: key) else { return nil }
     return (position, storage.withMembers { $0[position].value })
   }
