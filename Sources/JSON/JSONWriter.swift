@@ -175,7 +175,7 @@ public struct JSONWriter: ~Copyable {
     switch value.pointee {
     case .null: append("null")
     case .bool(let flag): flag ? append("true") : append("false")
-    case .integer(let integer): write(integer)
+    case .integer(let integer): write(integer: integer)
     case .double(let double): try write(double)
     case .string: write(stringAt: Self.text(ofBoxedString: value))
     case .array(let elements):
@@ -244,11 +244,6 @@ public struct JSONWriter: ~Copyable {
   private static let tooDeep = JSONWriteError(
     kind: .tooDeep, pointer: "",
     reason: "values nest deeper than \(JSON.maximumDepth) levels; the text would not parse")
-
-  private mutating func write(_ integer: Int64) {
-    if integer < 0 { append(UInt8(ascii: "-")) }
-    write(unsigned: integer.magnitude)
-  }
 
   private mutating func write(_ double: Double) throws(JSONWriteError) {
     guard double.isFinite || lenient else {
