@@ -20,8 +20,11 @@ final class RPCMethod: Sendable {
   let name: String
   /// Whether it is served while the server drains; every other method answers `-32010` then.
   let servedWhileDraining: Bool
-  /// The OpenRPC method object `rpc.discover` lists.
-  let openRPC: JSON
+  /// The OpenRPC method object `rpc.discover` lists, made when asked for: building all the
+  /// methods' descriptions at start-up was about 0.2M instructions (callgrind) for a document
+  /// few clients ever read.
+  var openRPC: JSON { describe() }
+  private let describe: @Sendable () -> JSON
   /// Decodes the params and runs the method; `id` is nil for a notification.
   let call:
     @MainActor @Sendable (Connection, _ params: JSON?, _ id: JSON?) throws(RPCError)
@@ -32,16 +35,20 @@ final class RPCMethod: Sendable {
   /// nil for anything unusual, which the decoder then reads (and words the error of).
   init<Params: Decodable>(
     _ name: String, _ params: Params.Type, servedWhileDraining: Bool = false,
-    summary: String, params parameters: [OpenRPC.Param] = [], result: JSON = OpenRPC.anyObject,
-    errors: [OpenRPC.ErrorEntry] = [], direct: (@Sendable (JSONObject) -> Params?)? = nil,
+    summary: String,
+    params parameters: @autoclosure @escaping @Sendable () -> [OpenRPC.Param] = [],
+    result: @autoclosure @escaping @Sendable () -> JSON = OpenRPC.anyObject,
+    errors: @autoclosure @escaping @Sendable () -> [OpenRPC.ErrorEntry] = [],
+    direct: (@Sendable (JSONObject) -> Params?)? = nil,
     handler:
       @escaping @MainActor @Sendable (Connection, Params, _ id: JSON?) throws(RPCError)
       -> Connection.Outcome
   ) {
     self.name = name
     self.servedWhileDraining = servedWhileDraining
-    self.openRPC = OpenRPC.method(
-      name, summary, parameters, result: result, errors: errors)
+    self.describe = {
+      OpenRPC.method(name, summary, parameters(), result: result(), errors: errors())
+    }
     self.call = { connection, raw, id throws(RPCError) in
       if let direct, case .object(let object)? = raw, let params = direct(object) {
         return try handler(connection, params, id)

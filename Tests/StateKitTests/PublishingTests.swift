@@ -68,6 +68,30 @@ import Testing
     #expect(patches.last == [["op": "remove", "path": "/books/10"]])
   }
 
+  /// A store that opens with no array element skips the publisher's first walk (start-up);
+  /// its first changes are still published as the operations they are, never the whole view.
+  @Test func aStoreOpenedEmptyPublishesItsFirstChangesExactly() throws {
+    let store = Store(feature: Shelf())
+    var patches: [[JSON]] = []
+    store.observer = { patches.append($0.patch) }
+    store.send(.select(id: nil))  // the first update: the walk finds nothing changed
+    #expect(patches.isEmpty && store.version == 0)
+    store.send(.add(id: "a", title: "A", at: nil))
+    // The new element and the derived total: no replacement of the books, nor of the view.
+    #expect(
+      patches == [
+        [
+          [
+            "op": "add", "path": "/books/0",
+            "value": ["id": "a", "title": "A", "copies": 1, "tags": []],
+          ],
+          ["op": "replace", "path": "/stats/total", "value": 1],
+        ]
+      ])
+    store.send(.rename(id: "a", title: "renamed"))
+    #expect(patches.last == [["op": "replace", "path": "/books/0/title", "value": "renamed"]])
+  }
+
   @Test func anUnchangedViewPublishesNothing() throws {
     let store = Store(feature: Shelf())
     store.send(.add(id: "a", title: "A", at: nil))
