@@ -38,7 +38,7 @@ extension Feature {
     if actions == nil { problems.append(unreadable(Action.self, "/actions")) }
     var publicActions = actions ?? []
     var internalActions: [String] = []
-    if let embedding = Action.self as? any EmbedsInternalActions.Type {
+    if let embedding = _internalActionsEmbedding {
       internalActions = internalCases(of: embedding, public: &publicActions, &problems)
     } else if publicActions.contains(internalCaseName) {
       problems.append(

@@ -81,6 +81,12 @@ public protocol Feature: Sendable {
   @MainActor
   static func _send(wire action: JSON, cause: JSON?, to store: Store<Self>) throws(ActionError)
     -> Transaction
+
+  /// `Action` when it conforms to ``EmbedsInternalActions``, else nil. Do not implement it:
+  /// the defaults answer, chosen where the feature conforms. A requirement so that no run-time
+  /// cast asks it: a cast that fails scans every protocol conformance in the binary (about
+  /// 160k instructions, once per feature at start-up, callgrind).
+  static var _internalActionsEmbedding: (any EmbedsInternalActions.Type)? { get }
 }
 
 extension Feature {
@@ -96,6 +102,13 @@ extension Feature {
   {
     try store.receive(wire: action, cause: cause)
   }
+  /// No internal actions; see the requirement.
+  public static var _internalActionsEmbedding: (any EmbedsInternalActions.Type)? { nil }
+}
+
+extension Feature where Action: EmbedsInternalActions {
+  /// The action enum embeds internal actions; see the requirement.
+  public static var _internalActionsEmbedding: (any EmbedsInternalActions.Type)? { Action.self }
 }
 
 extension Feature where View == State {
