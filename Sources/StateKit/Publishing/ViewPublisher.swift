@@ -59,8 +59,9 @@ struct ViewPublisher<View: Encodable & Equatable> {
     // Learn where the arrays are (and mark them) with one walk over the full encoding. A view
     // that holds no array element has nothing worth marking: the first update publishes any
     // `IdentifiedArray` in it whole, which for an empty one costs a comparison. Skipping the
-    // walk here took a third of the default stores' opening off the start-up (callgrind); the
-    // first update walks instead of comparing views.
+    // walk here took about half of the six default stores' publishers off the start-up
+    // (0.85M to 0.45M instructions, callgrind); the first update walks instead of comparing
+    // views.
     guard Self.holdsArrayElements(json) else { return }
     let walk = PatchWalk(marks: [:])
     do {
