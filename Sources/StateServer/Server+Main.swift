@@ -168,8 +168,9 @@ extension Server {
     all.reserveCapacity(ServerOptions.flags.count + own.count)
     for flag in ServerOptions.flags {
       var flag = flag.lifted(part)
-      // The server's help names the reference executable; an application names itself.
-      flag.help = renaming(flag.help, to: name)
+      // The server's help names the reference executable; an application names itself (the
+      // reference executable itself has nothing to rename: no scan of every flag's help).
+      if name != "stateserver" { flag.help = renaming(flag.help, to: name) }
       all.append(flag)
     }
     for flag in own { all.append(flag) }

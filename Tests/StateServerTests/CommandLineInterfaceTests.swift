@@ -53,4 +53,22 @@ import Testing
     #expect(version == "stateserver 9.9.9\n")
     #expect(help.contains("--drain-timeout SECONDS"))
   }
+
+  /// The server's flags name the executable in their help: an application's help names the
+  /// application, the reference executable's names stateserver.
+  @Test func theServersFlagsNameTheExecutableInTheirHelp() {
+    func help(_ name: String) -> String {
+      let line = Server.commandLine(
+        name: name, version: "1", summary: nil, server: \ServerOptions.self,
+        flags: [Flag<ServerOptions>]())
+      guard case .print(let text) = line.parse(["--help"], into: ServerOptions()) else {
+        Issue.record("expected printing")
+        return ""
+      }
+      return text
+    }
+    #expect(help("timers").contains("`timers attach PATH`"))
+    #expect(!help("timers").contains("`stateserver attach"))
+    #expect(help("stateserver").contains("`stateserver attach PATH`"))
+  }
 }
