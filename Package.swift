@@ -50,6 +50,8 @@ let package = Package(
     .target(name: "CStartupSignals"),
     // libdispatch's main-queue hooks, for the server's main-thread loop (MainLoop.swift).
     .target(name: "CMainQueue"),
+    // A write to stdout that never blocks, for the main thread's direct writes (its header).
+    .target(name: "CPipeWrite"),
     // A per-thread bump arena for jansson's allocations during a parse (its header says why).
     .target(name: "CJanssonArena", dependencies: ["CJansson"]),
     .target(
@@ -60,7 +62,8 @@ let package = Package(
       swiftSettings: strict + crossModule),
     .target(name: "StateKitTesting", dependencies: ["StateKit", "JSON"], swiftSettings: strict),
     .target(
-      name: "StateServer", dependencies: ["StateKit", "CSQLite", "CSignals", "CMainQueue"],
+      name: "StateServer",
+      dependencies: ["StateKit", "CSQLite", "CSignals", "CMainQueue", "CPipeWrite"],
       swiftSettings: strict),
     .target(name: "Features", dependencies: ["StateKit"], swiftSettings: strict),
     // Benchmarks and cross-language checks of the JSON layer (bench/json, bench/patch, tests/).

@@ -4,6 +4,8 @@ only its owner's.
 Every attached client's lines are validated against the protocol schema like the stdio
 client's. Waits are bounded by 30 s as failure bounds only; nothing sleeps and hopes.
 """
+import array
+import fcntl
 import json
 import os
 import pathlib
@@ -14,6 +16,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import termios
 import time
 
 import pytest
@@ -22,6 +25,7 @@ from conftest import SchemaCheck, line_validator
 from stateserver import Client, Mirror
 
 BOUND = 30
+F_GETPIPE_SZ = 1032  # Linux; Python's fcntl names it from 3.10 on, not everywhere
 
 
 def until(predicate, what, timeout=BOUND):
@@ -223,6 +227,65 @@ def test_a_stalled_attached_client_never_stops_the_owner(spawn, sock_dir):
     assert owner.close() == 0
     stalled.close()
     assert not path.exists()
+
+
+def test_an_owner_that_stops_reading_never_stops_the_core(stateserver_bin, sock_dir):
+    """The stdio client stops reading while its answers are about 3,000 bytes each: that many
+    answers fill a pipe's page-sized slots (sixteen) at under three quarters of its bytes, so
+    the unread count cannot tell whether the next answer fits. The core must go on serving an
+    attached client (its main thread never waits on the pipe), and once the owner reads again
+    every answer arrives, in order."""
+    path = sock_dir / "core.sock"
+    server = subprocess.Popen([stateserver_bin, "--ephemeral", "--listen", str(path)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL)
+    try:
+        out = server.stdout.fileno()
+
+        def unread():
+            count = array.array("i", [0])
+            fcntl.ioctl(out, termios.FIONREAD, count)
+            return count[0]
+
+        def send(line):
+            server.stdin.write(line)
+            server.stdin.flush()
+
+        page = os.sysconf("SC_PAGE_SIZE")
+        slots = fcntl.fcntl(out, F_GETPIPE_SZ) // page
+        notes = [{"id": f"n{i}", "text": "x" * (page // 5), "createdAt": "2026-01-01T00:00:00Z",
+                  "updatedAt": "2026-01-01T00:00:00Z", "syncStatus": "synchronized"}
+                 for i in range(3)]
+        send(request_line(0, "store/open", {"feature": "notes", "store": "big",
+                                            "state": {"notes": notes}}))
+        until(lambda: unread() > 0, "the store/open answer")
+        size = unread()
+        # Between half a page and a page: no two answers share a slot.
+        assert page // 2 < size < page, size
+        for id in range(1, slots):
+            before = unread()
+            send(request_line(id, "state/get", {"store": "big"}))
+            until(lambda: unread() > before, f"answer {id} in the pipe")
+        assert unread() <= slots * page - page  # bytes to spare, and not one free slot
+        send(request_line(slots, "state/get", {"store": "big"}))
+
+        until(lambda: path.exists(), "the socket")
+        guest = raw_connect(path)
+        guest.sendall(request_line(1, "initialize", {}))
+        assert "result" in read_response(guest, 1)
+        guest.sendall(request_line(2, "store/list"))
+        assert "big" in [store["store"] for store in read_response(guest, 2)["result"]["stores"]]
+        guest.close()
+
+        server.stdin.close()
+        text = server.stdout.read()
+        ids = [json.loads(line)["id"] for line in text.splitlines()]
+        assert ids == list(range(0, slots + 1))
+        assert server.wait(timeout=BOUND) == 0
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait(timeout=BOUND)
 
 
 def fd_count(pid):

@@ -151,6 +151,13 @@ public struct JSONWriter: ~Copyable {
     put(byte)
   }
 
+  /// Appends bytes as they are: text written earlier (the part of a line a pipe could not take
+  /// at once, written on by another writer).
+  public mutating func append(contentsOf bytes: [UInt8]) {
+    reserve(bytes.count)
+    bytes.withUnsafeBufferPointer { put($0) }
+  }
+
   /// Appends text as it is: the fixed parts of a message around its values. Inlined: the
   /// literal's length is then a constant, and its bytes are copied without a call.
   @inlinable @inline(__always)

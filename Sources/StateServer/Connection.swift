@@ -70,9 +70,9 @@ final class Connection {
   var unreadInput: @Sendable () -> Int = { 0 }
   /// Bytes of input read so far (the inbox's, or the main loop's).
   var inputOffset: @MainActor () -> Int = { 0 }
-  /// Writes a small commit at once, without the writer thread, when it can (see
-  /// ``StdoutWriter/writeDirectly(_:)``); nil: always through the queue.
-  var writeDirectly: (@Sendable ([Outgoing]) -> Bool)?
+  /// Writes a commit at once, without the writer thread, when it can (see
+  /// ``StdoutWriter/writeDirectly(_:estimatedBytes:)``); nil: always through the queue.
+  var writeDirectly: (@Sendable ([Outgoing], Int) -> Bool)?
   var phase = Phase.serving
   /// What this client watches, and what publications become for it.
   let fanout: Fanout
@@ -417,7 +417,7 @@ final class Connection {
     uncommittedSizes = []
     uncommittedSizes.reserveCapacity(lines.count)
     uncommittedBytes = 0
-    if bytes <= 4096, let writeDirectly, writeDirectly(lines) { return false }
+    if let writeDirectly, writeDirectly(lines, bytes) { return false }
     return output.append(consume lines, sizes: sizes) { fanout.compact(&$0) }
   }
 

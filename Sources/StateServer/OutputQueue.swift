@@ -44,11 +44,11 @@ final class OutputQueue: @unchecked Sendable {
   /// `broken`, readable without the lock: the main actor asks before every request.
   private let brokenSeen = Atomic<Bool>(false)
   /// Someone is writing to stdout: the writer thread with lines it took, or the committer
-  /// writing a small commit itself (``beginDirectWrite()``).
+  /// writing a commit itself (``beginDirectWrite()``).
   private var writing = false
-  /// What a direct write last learned of the pipe (`FIONREAD`): `unread` bytes waited in it
-  /// when `written` bytes had been written in all (`unread` nil: never asked).
-  private var pipeSeen: (written: Int, unread: Int?) = (0, nil)
+  /// The end of a direct write that the pipe could not take at once, already encoded: the
+  /// writer writes it before any line queued after it. Counted in `queuedBytes`.
+  private var carried: [UInt8] = []
   /// Per store, per subscription path: the index in `lines` of the newest patch that later
   /// patches may merge into.
   private var mergeTargets: [String: [String: Int]] = [:] {
@@ -303,14 +303,15 @@ final class OutputQueue: @unchecked Sendable {
     for waiter in waiters { waiter.resume() }
   }
 
-  /// For the writer: blocks until lines are queued and takes them all with their estimated
-  /// sizes, which it gives back through ``release(_:written:)``; `nil` once finished and empty.
-  func next() -> (lines: [Outgoing], sizes: [Int])? {
+  /// For the writer: blocks until lines or carried bytes are queued and takes them all, the
+  /// lines with their estimated sizes, which it gives back through ``release(_:written:)``
+  /// (carried bytes weigh their count); `nil` once finished and empty.
+  func next() -> (carried: [UInt8], lines: [Outgoing], sizes: [Int])? {
     condition.lock()
     defer { condition.unlock() }
     writing = false
-    while lines.isEmpty || writing {
-      if finished && lines.isEmpty && !writing {
+    while (lines.isEmpty && carried.isEmpty) || writing {
+      if finished && lines.isEmpty && carried.isEmpty && !writing {
         if !isDrained {
           isDrained = true
           let callbacks = onDrained
@@ -321,42 +322,43 @@ final class OutputQueue: @unchecked Sendable {
       }
       condition.wait()
     }
-    let taken = (lines, sizes)
+    let taken = (carried, lines, sizes)
+    carried = []
     writing = true
     takeAll()
     return taken
   }
 
-  /// For the committer: true when nothing is queued or being written, and the caller may then
-  /// write its lines to stdout itself (a lone answer skips the hand-off to the writer thread,
-  /// which costs a thread wake-up per request). Everything committed before has been written,
-  /// so the order holds. The caller must call ``endDirectWrite(written:broken:)``.
-  ///
-  /// Returns nil when the lines must go through the queue; else at most how many bytes wait
-  /// unread in the pipe (`Int.max`: unknown). The client only ever takes bytes out of the
-  /// pipe, and stdout is the server's alone, so the pipe holds at most what it held when last
-  /// measured plus what was written since.
-  func beginDirectWrite() -> Int? {
+  /// For the committer: true when nothing is queued, carried or being written, and the caller
+  /// may then write its lines to stdout itself (skipping the hand-off to the writer thread,
+  /// which costs a thread wake-up). Everything committed before has been written, so the order
+  /// holds. The caller must call ``endDirectWrite(written:broken:carrying:)``.
+  func beginDirectWrite() -> Bool {
     condition.lock()
     defer { condition.unlock() }
-    guard lines.isEmpty && !writing && !finished && !broken else { return nil }
+    guard lines.isEmpty && carried.isEmpty && !writing && !finished && !broken else {
+      return false
+    }
     writing = true
-    return pipeSeen.unread.map { $0 + writtenBytes - pipeSeen.written } ?? Int.max
+    return true
   }
 
-  /// `unread`: what `FIONREAD` said just before this write, when the writer asked.
-  func endDirectWrite(written: Int, broken isBroken: Bool, unread: Int? = nil) {
+  /// Ends a direct write: `written` bytes went out; `rest`, the bytes that did not fit, is
+  /// left to the writer thread, ahead of anything committed later.
+  func endDirectWrite(written: Int, broken isBroken: Bool, carrying rest: [UInt8] = []) {
     condition.lock()
     writing = false
-    if let unread { pipeSeen = (writtenBytes, unread) }
     writtenBytes += written
     if isBroken {
       broken = true
       wakeIfRoom()
+    } else if !rest.isEmpty {
+      carried = rest
+      queuedBytes += rest.count
     }
-    // Only a writer that found lines queued meanwhile waits for this write to end; waking an
-    // idle writer thread for nothing would cost the very wake-up the direct write saves.
-    if !lines.isEmpty { condition.broadcast() }
+    // Only a writer with something to take is woken; waking an idle writer thread for nothing
+    // would cost the very wake-up the direct write saves.
+    if !lines.isEmpty || !carried.isEmpty { condition.broadcast() }
     condition.unlock()
   }
 

@@ -1,0 +1,20 @@
+// A write to a pipe that never blocks, for StateServer's direct writes (StdoutWriter.swift).
+// In C because `pwritev2` and `RWF_NOWAIT` are GNU extensions the Swift Glibc module does not
+// import.
+//
+// Not `O_NONBLOCK`: that flag belongs to the open file description, which stdout shares with
+// whoever started the server (a shell, a parent's own copy), and turning it on would make
+// their writes fail with EAGAIN. RWF_NOWAIT asks for this one call only.
+#ifndef CPIPEWRITE_H
+#define CPIPEWRITE_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+// Writes up to `count` bytes of `bytes` to `fd` at its current position, as many as it takes
+// without waiting: returns how many (fewer than `count` when a pipe filled), or -1 with errno:
+// EAGAIN when nothing fits now, EOPNOTSUPP when the kernel cannot write to this file without
+// waiting (Linux before pipes honoured RWF_NOWAIT), or the error of an ordinary write.
+ssize_t cpipe_write_nowait(int fd, const void *bytes, size_t count);
+
+#endif
