@@ -397,11 +397,12 @@ final class Connection {
     uncommittedBytes += size
   }
 
-  /// Hands what was queued to the writer: at the end of each input batch, and at once for
-  /// output produced outside one (effects, replies resolved later). Persistent stores' changes
-  /// are committed first, all in one transaction: no line reporting a change leaves before
-  /// the change is on disk (Connection+Durability.swift). Returns whether the output is now
-  /// over its budget.
+  /// Hands what was queued on, written from this thread while the pipe takes it
+  /// (``StdoutWriter/writeDirectly(_:estimatedBytes:)``), else by the writer thread: at the end
+  /// of each input batch, and at once for output produced outside one (effects, replies
+  /// resolved later). Persistent stores' changes are committed first, all in one transaction:
+  /// no line reporting a change leaves before the change is on disk
+  /// (Connection+Durability.swift). Returns whether the output is now over its budget.
   @discardableResult
   func commit() -> Bool {
     releaseHeld()
