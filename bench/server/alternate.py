@@ -3,11 +3,15 @@
 
   alternate.py [--rounds R] [--increments N] NAME=CMD ...
 
-Each round runs every command once, in the order given, on the same N pipelined `counter`
-increments (`drive.py`'s requests); a command is split on spaces (`main=".build/release/
-stateserver --ephemeral"`). Prints, per command, the medians over the rounds of: increments
-per second, the command's own CPU per increment (user + system, from `wait4`, so every thread
-it ran counts) and the driver's CPU per increment, each also as a ratio to the first command.
+Each round runs every command once on the same N pipelined `counter` increments (`drive.py`'s
+requests), in the order given and in reverse order on every other round (so neither side is
+always the one run right after the other); a command is split on spaces (`main=".build/
+release/stateserver --ephemeral"`). Prints, per command, the medians over the rounds of:
+increments per second, the command's own CPU per increment (user + system, from `wait4`, so
+every thread it ran counts) and the driver's CPU per increment, each also as a ratio to the
+first command. Then, per command after the first, the median and quartiles of the ratios
+taken within each round: a change of the machine's speed between rounds cancels out of those,
+so they tell a few per cent where the medians of the whole runs may not.
 
 Why: these shared machines change speed by 15% or more within minutes, so a benchmark run by
 itself cannot tell a 5% change. Alternating puts a burst of load on both sides alike, the
@@ -67,8 +71,9 @@ def main():
     n = options.increments
     payload = b"".join(drive.increment(i) for i in range(1, n + 1))
     results = {name: ([], [], []) for name in commands}
-    for _ in range(options.rounds):
-        for name, cmd in commands.items():
+    order = list(commands.items())
+    for index in range(options.rounds):
+        for name, cmd in order if index % 2 == 0 else reversed(order):
             for column, value in zip(results[name], run(cmd, payload, n)):
                 column.append(value)
     medians = {name: [statistics.median(column) for column in columns]
@@ -80,6 +85,23 @@ def main():
     for name, (rate, cpu, driver) in medians.items():
         print(f"  {name:12} {rate:12,.0f} ({rate / first[0]:.3f}) {cpu:13.3f} ({cpu / first[1]:.3f})"
               f" {driver:11.3f} ({driver / first[2]:.3f})")
+    base = results[next(iter(commands))]
+    others = list(results.items())[1:]
+    if others:
+        print("ratios to the first command within each round (median, quartiles):")
+    for name, columns in others:
+        rate = spread([a / b for a, b in zip(columns[0], base[0])])
+        cpu = spread([a / b for a, b in zip(columns[1], base[1])])
+        print(f"  {name:12} increments/s {rate}; CPU/increment {cpu}")
+
+
+def spread(ratios):
+    """The median of `ratios` and their quartiles, as text."""
+    ordered = sorted(ratios)
+    if len(ordered) < 4:
+        return f"{statistics.median(ordered):.3f}"
+    low, _, high = statistics.quantiles(ordered, n=4)
+    return f"{statistics.median(ordered):.3f} ({low:.3f} to {high:.3f})"
 
 
 if __name__ == "__main__":
