@@ -30,14 +30,20 @@ final class StdoutWriter: Sendable {
   static let estimateSlack = 256
   /// The pipe's capacity when stdout is a pipe (0 otherwise): a direct write must fit in it.
   private let pipeCapacity: Int
-  /// Whether the kernel writes to this pipe without waiting (`RWF_NOWAIT`); cleared the first
-  /// time it says it cannot, after which every commit goes through the writer thread.
+  /// Whether the kernel writes to this pipe without waiting (`RWF_NOWAIT`, which pipes honour
+  /// in recent kernels); cleared the first time it says it cannot.
   private let writesWithoutWaiting: Atomic<Bool>
+  /// The largest commit written directly when the kernel cannot write a pipe without waiting:
+  /// a write of at most `PIPE_BUF` bytes needs one free page-sized slot, and `poll` tells
+  /// whether there is one. That keeps a lone answer free of the writer thread's wake-up there.
+  static let oneSlotBytes = 4096
 
   /// `onBroken` is called once, from the thread that wrote, when the output is closed or fails;
-  /// by default it logs an error.
+  /// by default it logs an error. `writesWithoutWaiting` false acts as a kernel without
+  /// `RWF_NOWAIT` for pipes would (for tests).
   init(
-    fd: Int32, queue: OutputQueue, log: Log, onBroken: (@Sendable (Int32) -> Void)? = nil
+    fd: Int32, queue: OutputQueue, log: Log, writesWithoutWaiting: Bool = true,
+    onBroken: (@Sendable (Int32) -> Void)? = nil
   ) {
     self.fd = fd
     self.queue = queue
@@ -52,7 +58,7 @@ final class StdoutWriter: Sendable {
     } else {
       pipeCapacity = 0
     }
-    writesWithoutWaiting = Atomic(pipeCapacity > 0)
+    self.writesWithoutWaiting = Atomic(writesWithoutWaiting)
   }
 
   /// Writes a commit from the caller's thread when nothing else is queued or being written;
@@ -73,13 +79,23 @@ final class StdoutWriter: Sendable {
   /// (`bench/server/alternate.py`, 24 alternated rounds, against commits of at most 4 KiB).
   /// A client that falls behind fills the pipe, and its output queues up for the writer
   /// thread, where patches merge and compact as before.
+  ///
+  /// Where the kernel cannot write a pipe without waiting, only a commit of at most
+  /// ``oneSlotBytes`` is written here, and only while `poll` finds a free slot.
   func writeDirectly(_ lines: [Outgoing], estimatedBytes: Int) -> Bool {
-    guard estimatedBytes <= pipeCapacity, writesWithoutWaiting.load(ordering: .relaxed),
-      queue.beginDirectWrite()
-    else { return false }
+    let withoutWaiting = writesWithoutWaiting.load(ordering: .relaxed)
+    let limit = withoutWaiting ? pipeCapacity : min(pipeCapacity, Self.oneSlotBytes)
+    guard estimatedBytes <= limit, queue.beginDirectWrite() else { return false }
+    guard withoutWaiting || hasFreeSlot() else {
+      queue.endDirectWrite(written: 0, broken: false)
+      return false
+    }
     var bytes = JSONWriter(capacity: estimatedBytes + Self.estimateSlack)
     for line in lines { encode(line, into: &bytes) }
-    let (written, failure) = emit(bytes, waiting: false)
+    // Without RWF_NOWAIT, a plain write(2) of what fits one slot, found free, cannot wait.
+    let (written, failure) =
+      withoutWaiting || bytes.count > Self.oneSlotBytes
+      ? emit(bytes, waiting: false) : emit(bytes, waiting: true)
     let broken = failure != 0
     let rest =
       broken || written == bytes.count
@@ -87,6 +103,13 @@ final class StdoutWriter: Sendable {
     queue.endDirectWrite(written: written, broken: broken, carrying: rest)
     if broken { onBroken(failure) }
     return true
+  }
+
+  /// Whether the pipe has a free page-sized slot: then a write of up to `PIPE_BUF` bytes
+  /// cannot wait (`POLLOUT` on a pipe means exactly that).
+  private func hasFreeSlot() -> Bool {
+    var poller = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+    return poll(&poller, 1, 0) == 1 && poller.revents & Int16(POLLOUT) != 0
   }
 
   func start() {

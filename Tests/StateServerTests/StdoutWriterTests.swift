@@ -71,6 +71,43 @@ import Testing
 
   func estimate(_ lines: [Outgoing]) -> Int { lines.map(\.estimatedBytes).reduce(0, +) }
 
+  /// `writer.writeDirectly(lines)` on another thread, so that a write that waits for a reader
+  /// fails the test (nil, after 30 s) instead of hanging the suite; the pipe, which holds
+  /// `unread` bytes, is then read to let the stuck write end.
+  func writeDirectly(
+    _ lines: [Outgoing], with writer: StdoutWriter, into pipe: Pipe, holding unread: Int
+  ) -> Bool? {
+    let outcome = Outcome()
+    let estimated = estimate(lines)
+    DispatchQueue.global().async {
+      let wrote = writer.writeDirectly(lines, estimatedBytes: estimated)
+      outcome.wrote.store(wrote, ordering: .releasing)
+      outcome.returned.signal()
+    }
+    guard outcome.returned.wait(timeout: .now() + 30) == .success else {
+      Issue.record("the direct write waited on a full pipe")
+      _ = pipe.read(unread)
+      outcome.returned.wait()
+      return nil
+    }
+    return outcome.wrote.load(ordering: .acquiring)
+  }
+
+  /// Three quarters of a page per write fill every page-sized slot of `pipe` with a quarter of
+  /// its bytes to spare: the unread count says the next lines fit, and they do not. Returns the
+  /// bytes written.
+  func fillEverySlot(_ pipe: Pipe) -> [UInt8] {
+    let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+    let filler = [UInt8](repeating: 0x20, count: page * 3 / 4)
+    let slots = pipe.capacity / page
+    for _ in 0..<slots {
+      let written = filler.withUnsafeBytes { write(pipe.writeEnd, $0.baseAddress, $0.count) }
+      #expect(written == filler.count)
+    }
+    #expect(pipe.unread == slots * filler.count)
+    return Array(repeating: filler, count: slots).flatMap { $0 }
+  }
+
   @Test func aCommitThePipeTakesIsWrittenByTheCommitter() throws {
     let pipe = try #require(Pipe())
     let queue = OutputQueue(maxMessages: 4096)
@@ -89,36 +126,14 @@ import Testing
     let pipe = try #require(Pipe())
     let queue = OutputQueue(maxMessages: 4096)
     let writer = StdoutWriter(fd: pipe.writeEnd, queue: queue, log: Log(level: .error))
-    // Three quarters of a page per write fill every page-sized slot of the pipe with a quarter
-    // of its bytes to spare: the unread count says the next lines fit, and they do not.
-    let page = Int(sysconf(Int32(_SC_PAGESIZE)))
-    let filler = [UInt8](repeating: 0x20, count: page * 3 / 4)
-    let slots = pipe.capacity / page
-    for _ in 0..<slots {
-      let written = filler.withUnsafeBytes { write(pipe.writeEnd, $0.baseAddress, $0.count) }
-      #expect(written == filler.count)
-    }
-    #expect(pipe.unread == slots * filler.count)
+    let filled = fillEverySlot(pipe)
     let first = dispatched(1...20)
     let second = dispatched(21...40)
-    // On another thread, so that a write that waits for a reader fails this test instead of
-    // hanging the suite.
-    let outcome = Outcome()
-    DispatchQueue.global().async { [first] in
-      let wrote = writer.writeDirectly(first, estimatedBytes: estimate(first))
-      outcome.wrote.store(wrote, ordering: .releasing)
-      outcome.returned.signal()
-    }
-    let returned = outcome.returned.wait(timeout: .now() + 30) == .success
-    #expect(returned, "the direct write waited on a full pipe")
-    var expected = Array(repeating: filler, count: slots).flatMap { $0 }
-    guard returned else {
-      _ = pipe.read(expected.count)  // lets the stuck write finish
-      outcome.returned.wait()
+    guard let wrote = writeDirectly(first, with: writer, into: pipe, holding: filled.count) else {
       return
     }
-    let wrote = outcome.wrote.load(ordering: .acquiring)
     #expect(wrote)
+    var expected = filled
     // What comes later queues behind the bytes carried over, never beside them.
     #expect(!writer.writeDirectly(second, estimatedBytes: estimate(second)))
     queue.append(second) { _ in }
@@ -135,5 +150,27 @@ import Testing
     let lines = dispatched(1...3)
     #expect(!writer.writeDirectly(lines, estimatedBytes: pipe.capacity + 1))
     #expect(pipe.unread == 0)
+  }
+
+  /// A kernel whose pipes ignore `RWF_NOWAIT`: a lone answer still goes out directly, and still
+  /// never waits.
+  @Test func withoutWritesThatNeverWaitOnlyAnAnswerThatFitsAFreeSlotGoesDirectly() throws {
+    let pipe = try #require(Pipe())
+    let queue = OutputQueue(maxMessages: 4096)
+    let writer = StdoutWriter(
+      fd: pipe.writeEnd, queue: queue, log: Log(level: .error), writesWithoutWaiting: false)
+    let answer = dispatched(1...3)
+    let expected = text(answer)
+    #expect(writer.writeDirectly(answer, estimatedBytes: estimate(answer)))
+    #expect(pipe.read(expected.count) == expected)
+    // More than a slot's worth could wait: left to the writer thread.
+    let large = dispatched(1...300)
+    #expect(!writer.writeDirectly(large, estimatedBytes: estimate(large)))
+    #expect(pipe.unread == 0)
+    // No free slot: left to the writer thread too, nothing written.
+    let filled = fillEverySlot(pipe)
+    let wrote = writeDirectly(answer, with: writer, into: pipe, holding: filled.count)
+    #expect(wrote == false)
+    #expect(pipe.unread == filled.count)
   }
 }
