@@ -92,10 +92,10 @@ final class StdoutWriter: Sendable {
     }
     var bytes = JSONWriter(capacity: estimatedBytes + Self.estimateSlack)
     for line in lines { encode(line, into: &bytes) }
-    // Without RWF_NOWAIT, a plain write(2) of what fits one slot, found free, cannot wait.
-    let (written, failure) =
-      withoutWaiting || bytes.count > Self.oneSlotBytes
-      ? emit(bytes, waiting: false) : emit(bytes, waiting: true)
+    // Without RWF_NOWAIT, a plain write(2) of what fits one slot, found free, cannot wait
+    // (a commit the estimate put under a slot and is not goes to the writer thread whole).
+    let (written, failure) = emit(
+      bytes, waiting: !withoutWaiting && bytes.count <= Self.oneSlotBytes)
     let broken = failure != 0
     let rest =
       broken || written == bytes.count
