@@ -22,7 +22,7 @@
 ///
 /// One table per thread (``current``), never shared, so it needs no lock. This value only
 /// points at the table: it is passed down the conversion without reference counting.
-struct JSONStringCache {
+package struct JSONStringCache {
   /// One slot: the bytes packed into two words, the last byte of `high` holding the count, and
   /// the string those bytes decode to. All zero bytes with count 0 is the empty string, so a
   /// fresh table is already correct.
@@ -50,7 +50,7 @@ struct JSONStringCache {
   /// `.string` of the UTF-8 `bytes` (valid, as for ``string(_:)``), the same box each time
   /// the bytes come again while their slot holds them.
   @inline(__always)
-  func value(_ bytes: UnsafeRawBufferPointer) -> JSON {
+  package func value(_ bytes: UnsafeRawBufferPointer) -> JSON {
     guard let slot = slot(bytes) else { return .string(String(decoding: bytes, as: UTF8.self)) }
     if case .string = slot.pointee.boxed { return slot.pointee.boxed }
     let value = JSON.string(slot.pointee.string)
@@ -100,7 +100,7 @@ struct JSONStringCache {
   }
 
   /// The calling thread's table, made at its first use and freed when the thread ends.
-  static var current: JSONStringCache {
+  package static var current: JSONStringCache {
     if let existing = pthread_getspecific(threadKey) {
       return JSONStringCache(slots: existing.assumingMemoryBound(to: Slot.self))
     }

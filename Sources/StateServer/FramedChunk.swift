@@ -60,6 +60,10 @@ struct FramedChunk: Sendable {
         beforeEachParse()
         let line = UnsafeRawBufferPointer(
           rebasing: raw[(range.lowerBound - base)..<(range.upperBound - base)])
+        if let message = RequestEnvelope.parse(line) {
+          lines.append(.message(message))
+          continue
+        }
         do {
           lines.append(.message(try JSON(parsing: line)))
         } catch {
