@@ -26,7 +26,7 @@ public struct JSONObject: @unchecked Sendable {
   private var storage: JSONObjectStorage
 
   /// Up to this many keys a lookup scans; past it the buffer keeps a key index.
-  static let linearLimit = 8
+  package static let linearLimit = 8
 
   /// An empty object; allocates nothing until a member is added.
   public init() {

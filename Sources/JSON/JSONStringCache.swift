@@ -42,7 +42,7 @@ package struct JSONStringCache {
 
   /// The string of the UTF-8 `bytes`, which must be valid (jansson checked them).
   @inline(__always)
-  func string(_ bytes: UnsafeRawBufferPointer) -> String {
+  package func string(_ bytes: UnsafeRawBufferPointer) -> String {
     guard let slot = slot(bytes) else { return String(decoding: bytes, as: UTF8.self) }
     return slot.pointee.string
   }

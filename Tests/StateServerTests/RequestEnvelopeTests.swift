@@ -29,6 +29,13 @@ import Testing
     #"{"jsonrpc":"2.0","id":123456789012345678,"method":"x","params":[]}"#,
     #"{"jsonrpc":"2.0","id":-42,"method":"x","params":{"text":"caf\u00e9 \"quoted\" 😀"}}"#,
     #"{"jsonrpc":"1.0","id":"","method":"","params":{"n":1.5e3}}"#,
+    // Params: plain strings and structures read member by member, anything else by jansson.
+    #"{"jsonrpc":"2.0","id":3,"method":"dispatch","params":{"store":"notes","action":{"type":"edit","id":"n1","text":"x"},"wait":"settled"}}"#,
+    #"{"jsonrpc":"2.0","id":4,"method":"m","params":{"a":"x","b":"y","c":[1,2.5,true],"d":{}}}"#,
+    #"{"jsonrpc":"2.0","id":5,"method":"m","params":{"s":"t","n":1,"b":false,"z":null}}"#,
+    #"{"jsonrpc":"2.0","id":6,"method":"m","params":{ }}"#,
+    #"{"jsonrpc":"2.0","id":7,"method":"m","params":{"a":"1","b":"2","c":"3","d":"4","e":"5","f":"6","g":"7","h":"8","i":"9"}}"#,
+    #"{"jsonrpc":"2.0","id":8,"method":"m","params":{"k\u0065y":"v","café":"\n"}}"#,
   ]
 
   @Test("plain requests are read here, as the whole parse reads them")
@@ -43,6 +50,9 @@ import Testing
     #expect(first["id"] == .string("req-1"))
     #expect(Self.read(Self.plainRequests[6])?["id"] == .integer(123_456_789_012_345_678))
     #expect(Self.read(Self.plainRequests[7])?["id"] == .integer(-42))
+    let dispatch = try #require(Self.read(Self.plainRequests[9]))
+    #expect(dispatch["params"]?.objectValue?.keys == ["store", "action", "wait"])
+    #expect(dispatch["params"]?["action"]?["text"] == .string("x"))
   }
 
   static let leftToTheWholeParse = [
@@ -65,6 +75,9 @@ import Testing
     #"{"jsonrpc":"2.0","id":1,"method":"m","params":"p"}"#,
     // What jansson refuses in the params, and text that is not one object.
     #"{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":1,"a":2}}"#,
+    #"{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":"x","a":"y"}}"#,
+    #"{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":{},"b":"","a":[]}}"#,
+    #"{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":{"b":1,"b":2}}}"#,
     #"{"jsonrpc":"2.0","id":1,"method":"m","params":[99999999999999999999]}"#,
     #"{"jsonrpc":"2.0","id":1,"method":"m","params":[1"#,
     #"{"jsonrpc":"2.0","id":1,"method":"m"} x"#, #"{"jsonrpc":"2.0","id":1,"method":"m",}"#,
@@ -86,6 +99,11 @@ import Testing
     let line = #"{"jsonrpc":"2.0","id":1,"method":"m","params":"# + deep + "}"
     #expect(Self.read(line) == nil)
     #expect(throws: JSONParseError.self) { try JSON(parsing: line) }
+    // The same a level further down, in a member of the params object.
+    let inner = String(repeating: "[", count: 2047) + String(repeating: "]", count: 2047)
+    let member = #"{"jsonrpc":"2.0","id":1,"method":"m","params":{"store":"s","a":"# + inner + "}}"
+    #expect(Self.read(member) == nil)
+    #expect(throws: JSONParseError.self) { try JSON(parsing: member) }
   }
 
   /// Bytes that change what a line means when put anywhere in it.
