@@ -161,7 +161,7 @@ public struct JSONObject: @unchecked Sendable {
   /// Appends a member without touching the key index: for building an object from members
   /// known to be distinct, ended by ``reindex()`` (or ``finishEncoded()``).
   @inline(__always)
-  package mutating func appendUnindexed(_ key: String, _ value: JSON) {
+  package mutating func appendUnindexed(_ key: consuming String, _ value: consuming JSON) {
     makeUnique(capacity: storage.count + 1)
     storage.append(key, value)
   }

@@ -126,7 +126,7 @@ final class JSONObjectStorage: ManagedBuffer<JSONObjectHeader, JSONObject.Member
 
   /// Appends a member; there must be room. Leaves the index alone (the caller updates it).
   @inline(__always)
-  func append(_ key: String, _ value: JSON) {
+  func append(_ key: consuming String, _ value: consuming JSON) {
     withUnsafeMutablePointers { header, members in
       (members + header.pointee.count).initialize(to: (key, value))
       header.pointee.count &+= 1
