@@ -14,7 +14,9 @@ extension JSON {
   /// arrays around a number do.
   public static let maximumDepth = 2048
 
-  /// Parses one complete JSON text: the entry point for every line the server reads.
+  /// Parses one complete JSON text: the entry point for a line the server reads (a plain
+  /// request's framing is read by the server itself, and only the values inside it parsed
+  /// here, by ``parsingLeadingStructure(_:levelsAbove:)``), and for every error it reports.
   ///
   /// Any value parses at the top level (a scalar line is a well-formed but invalid request, not
   /// a parse error). `"\u0000"` inside strings and keys survives. Rejected, each with its own
