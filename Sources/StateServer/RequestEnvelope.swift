@@ -16,9 +16,9 @@ import JSON
 /// here is deliberately narrow: the members `jsonrpc`, `id`, `method` and `params` in any
 /// order, each once; `jsonrpc` and `method` strings of ASCII without escapes or control bytes;
 /// an `id` that is such a string, `null` or an integer of at most 18 digits; `params` an
-/// object of at most eight members, plain keys, whose values are such strings (a `dispatch`'s `store` and
-/// `wait`) or objects and arrays, each parsed by jansson, or else an object or array jansson
-/// parses whole; JSON whitespace between tokens. Anything else returns `nil`, and the whole
+/// object of at most eight members with plain keys whose values are such strings (a
+/// `dispatch`'s `store` and `wait`) or objects and arrays, each parsed by jansson, or else an
+/// object or array jansson parses whole; JSON whitespace between tokens. Anything else returns `nil`, and the whole
 /// line is parsed by ``JSON/init(parsing:options:)``, which also reports every error. So a
 /// line read here is exactly the whole parse's value, members in the same order:
 /// `RequestEnvelopeTests` compares the two on every truncation, deletion and one-byte change of
