@@ -79,8 +79,11 @@ extension Connection {
     defer { hub?.commitHeld(except: self) }
     inBatch = true
     var full = false
-    while let line = lines.popFirst() {
-      receive(line)
+    while let first = lines.indices.first {
+      // Borrowed where it lies, not copied out: the reader's thread frees the line once
+      // served, so a copy here was a retain and a release of its values on this thread.
+      receive(lines[first])
+      lines = lines[lines.index(after: first)...]
       if uncommittedBytes >= 1 << 20 {
         full = commit()
         if full { break }

@@ -101,6 +101,8 @@ final class Connection {
 
   func receive(_ line: InboundLine) {
     switch line {
+    case .request(let request):
+      answer(serve(request.method, params: request.params, id: request.id))
     case .message(let message):
       receive(message, refusals: [])
     case .malformed(let error):
@@ -128,7 +130,13 @@ final class Connection {
       receiveBatch(elements, refusals: refusals)
       return
     }
-    switch serve(message, refusals: refusals) {
+    answer(serve(message, refusals: refusals))
+  }
+
+  /// Writes what serving a message gave: its response now or once its reply resolves, or
+  /// nothing for a notification.
+  private func answer(_ served: Served?) {
+    switch served {
     case .none: break
     case .some(.now(let line)): emit(line)
     case .some(.later(let reply)): reply.onResolve = { [weak self] in self?.emit($0) }
@@ -233,8 +241,16 @@ final class Connection {
       let reason = "\"params\" must be an object or an array, got \(other.kindDescription)"
       return .now(.failure(id: id ?? .null, error: .invalidRequest(reason)))
     }
+    return serve(method, params: params, id: id, refusedParam: refusals.first)
+  }
+
+  /// Calls a request's method once its envelope is valid, and gives what it answers: nil for
+  /// a notification. `refusedParam`: a member inside the params the parser refused.
+  private func serve(
+    _ method: String, params: JSON?, id: JSON?, refusedParam: JSONParseError.Refusal? = nil
+  ) -> Served? {
     do throws(RPCError) {
-      if let refusal = refusals.first { throw .refusedParam(refusal) }
+      if let refusal = refusedParam { throw .refusedParam(refusal) }
       let outcome = try call(method, params: params, id: id)
       guard let id else {
         if case .later(let reply) = outcome { reply.onResolve = nil }

@@ -60,8 +60,8 @@ struct FramedChunk: Sendable {
         beforeEachParse()
         let line = UnsafeRawBufferPointer(
           rebasing: raw[(range.lowerBound - base)..<(range.upperBound - base)])
-        if let message = RequestEnvelope.parse(line) {
-          lines.append(.message(message))
+        if let request = RequestEnvelope(reading: line) {
+          lines.append(.request(request))
           continue
         }
         do {

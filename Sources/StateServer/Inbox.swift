@@ -4,14 +4,26 @@ import JSON
 /// One input line as the reader hands it over: already parsed, so the JSON parse runs on the
 /// reader thread in parallel with reducing on the main actor.
 enum InboundLine: Sendable {
+  /// A plain request whose framing ``RequestEnvelope`` read: valid as an envelope already.
+  case request(RequestEnvelope)
+  /// Any other message, parsed whole.
   case message(JSON)
-  /// Boxed: the error is ten words, the other cases one, and lines move through arrays by the
-  /// thousand (a line was 72 bytes, copied into each batch; a malformed line is rare).
+  /// Boxed: the error is ten words, the other cases one to five, and lines move through arrays
+  /// by the thousand (a line was 72 bytes, copied into each batch; a malformed line is rare).
   indirect case malformed(JSONParseError)
   /// A line longer than `--max-message-bytes`, skipped unread; `bytes` is its length.
   case oversize(bytes: Int)
   /// Stdin ended (or the server stopped reading): shut down once the lines before are served.
   case endOfInput
+
+  /// The message the line holds, as the whole parse gives it; nil for the other cases.
+  var message: JSON? {
+    switch self {
+    case .request(let request): request.message
+    case .message(let message): message
+    default: nil
+    }
+  }
 }
 
 /// The hand-off from a reader thread (an attached client's ``LineReader``, or the main loop's

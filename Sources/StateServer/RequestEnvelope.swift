@@ -6,29 +6,49 @@ import JSON
   import Darwin
 #endif
 
-/// The quick way through a request line: its JSON-RPC framing read byte by byte here, and
-/// only the values inside it that a client composes (an action, any object or array) parsed by
-/// jansson.
+/// A plain request as its line's framing was read in place: only the values inside it that a
+/// client composes (an action, any object or array) are parsed, by jansson.
 ///
-/// A pipelined increment is 108 bytes, of which jansson now parses the 20 of its action,
+/// A pipelined increment is 108 bytes, of which jansson parses the 20 of its action,
 /// `{"type":"increment"}`: jansson lexes every byte through a function call and copies every
 /// string byte by byte, so the framing around the action was most of the parse. What is read
-/// here is deliberately narrow: the members `jsonrpc`, `id`, `method` and `params` in any
-/// order, each once; `jsonrpc` and `method` strings of ASCII without escapes or control bytes;
-/// an `id` that is such a string, `null` or an integer of at most 18 digits; `params` an
-/// object of at most eight members with plain keys whose values are such strings (a
-/// `dispatch`'s `store` and `wait`) or objects and arrays, each parsed by jansson, or else an
-/// object or array jansson parses whole; JSON whitespace between tokens. Anything else returns `nil`, and the whole
-/// line is parsed by ``JSON/init(parsing:options:)``, which also reports every error. So a
-/// line read here is exactly the whole parse's value, members in the same order:
-/// `RequestEnvelopeTests` compares the two on every truncation, deletion and one-byte change of
-/// a set of requests, `LeadingStructureTests` jansson's part on JSONTestSuite.
-enum RequestEnvelope {
-  /// The message `line` holds, or `nil` when it is not a plain request (see above).
-  static func parse(_ line: UnsafeRawBufferPointer) -> JSON? {
+/// here is deliberately narrow: the members `jsonrpc` (which must be `"2.0"`), `method`, and
+/// optionally `id` and `params`, in any order, each once; `method` a string of ASCII without
+/// escapes or control bytes; an `id` that is such a string, `null` or an integer of at most 18
+/// digits; `params` an object of at most eight members with plain keys whose values are such
+/// strings (a `dispatch`'s `store` and `wait`) or objects and arrays, each parsed by jansson,
+/// or else an object or array jansson parses whole; JSON whitespace between tokens. Any other
+/// line is parsed whole by ``JSON/init(parsing:options:)``, which also reports every error, and
+/// its envelope is checked by the connection. So a request read here is exactly what the
+/// whole parse gives, params' members in the same order: `RequestEnvelopeTests` compares the
+/// two on every truncation, deletion and one-byte change of a set of requests,
+/// `LeadingStructureTests` jansson's part on JSONTestSuite.
+///
+/// A struct rather than the request's `JSONObject`: no object to allocate, fill and free, and
+/// no members to look up by name to serve it.
+struct RequestEnvelope: Sendable {
+  /// nil for a notification (no `id` member), `.null` for `"id":null`.
+  let id: JSON?
+  let method: String
+  let params: JSON?
+
+  /// The request `line` holds, or `nil` when it is not a plain request (see above).
+  init?(reading line: UnsafeRawBufferPointer) {
     guard let base = line.baseAddress else { return nil }
     var reader = Reader(base: base.assumingMemoryBound(to: UInt8.self), count: line.count)
-    return reader.message()
+    guard let (id, method, params) = reader.request() else { return nil }
+    (self.id, self.method, self.params) = (id, method, params)
+  }
+
+  /// The request as a JSON-RPC message: what the whole parse gives, but for the order of the
+  /// envelope's members.
+  var message: JSON {
+    var object = JSONObject(reservingCapacity: 4)
+    object.appendUnindexed("jsonrpc", "2.0")
+    if let id { object.appendUnindexed("id", id) }
+    object.appendUnindexed("method", .string(method))
+    if let params { object.appendUnindexed("params", params) }
+    return .object(object)
   }
 
   /// Reads the line's bytes by pointer, each read checked against `count`.
@@ -42,11 +62,13 @@ enum RequestEnvelope {
       case jsonrpc = 1, id = 2, method = 4, params = 8
     }
 
-    mutating func message() -> JSON? {
+    mutating func request() -> (id: JSON?, method: String, params: JSON?)? {
       skipSpace()
       guard take(.openBrace) else { return nil }
       let strings = JSONStringCache.current
-      var object = JSONObject(reservingCapacity: 4)
+      var id: JSON?
+      var method: String?
+      var params: JSON?
       var seen: UInt8 = 0
       repeat {
         skipSpace()
@@ -57,22 +79,23 @@ enum RequestEnvelope {
         guard take(.colon) else { return nil }
         skipSpace()
         switch member {
-        case .jsonrpc, .method:
+        case .jsonrpc:
+          guard let version = plainString(), Self.equal(version, "2.0") else { return nil }
+        case .method:
           guard let text = plainString() else { return nil }
-          object.appendUnindexed(member == .method ? "method" : "jsonrpc", strings.value(text))
+          method = strings.string(text)
         case .id:
-          guard let id = id(strings) else { return nil }
-          object.appendUnindexed("id", id)
+          guard let value = self.id(strings) else { return nil }
+          id = value
         case .params:
-          guard let params = params(strings) else { return nil }
-          object.appendUnindexed("params", params)
+          guard let value = self.params(strings) else { return nil }
+          params = value
         }
         skipSpace()
       } while take(.comma)
-      guard take(.closeBrace) else { return nil }
+      guard take(.closeBrace), seen & Member.jsonrpc.rawValue != 0, let method else { return nil }
       skipSpace()
-      // Four members at most: under JSONObject.linearLimit, so the object needs no key index.
-      return at == count ? .object(object) : nil
+      return at == count ? (id, method, params) : nil
     }
 
     /// The params: an object's members are read here while each value is a plain string or

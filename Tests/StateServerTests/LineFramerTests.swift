@@ -22,8 +22,7 @@ import Testing
     let (batch, count) = framer.next(from: fds[0])
     #expect(count == bytes.count)
     return batch.map { line in
-      if case .message(let json) = line { return json.description }
-      return "other"
+      line.message?.description ?? "other"
     }
   }
 

@@ -53,7 +53,7 @@ import Testing
   func describe(_ lines: [InboundLine]) -> [String] {
     lines.map { line in
       switch line {
-      case .message(let json): json.description
+      case .request, .message: line.message?.description ?? ""
       case .malformed(let error): "malformed:\(error.kind.rawValue)"
       case .oversize(let bytes): "oversize:\(bytes)"
       case .endOfInput: "end"

@@ -21,7 +21,7 @@ import Testing
         offset = taken.offset
         for line in taken.lines {
           switch line {
-          case .message(let json): lines.append(json.description)
+          case .request, .message: lines.append(line.message?.description ?? "")
           case .endOfInput: lines.append("end")
           default: lines.append("other")
           }
