@@ -8,8 +8,9 @@ enum InboundLine: Sendable {
   case request(RequestEnvelope)
   /// Any other message, parsed whole.
   case message(JSON)
-  /// Boxed: the error is ten words, the other cases one to five, and lines move through arrays
-  /// by the thousand (a line was 72 bytes, copied into each batch; a malformed line is rare).
+  /// Boxed: the error is ten words, a line is 41 bytes without it (a request's id, method and
+  /// params), and lines move through arrays by the thousand (a line was 72 bytes, copied into
+  /// each batch; a malformed line is rare).
   indirect case malformed(JSONParseError)
   /// A line longer than `--max-message-bytes`, skipped unread; `bytes` is its length.
   case oversize(bytes: Int)
