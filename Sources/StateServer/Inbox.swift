@@ -16,15 +16,6 @@ enum InboundLine: Sendable {
   case oversize(bytes: Int)
   /// Stdin ended (or the server stopped reading): shut down once the lines before are served.
   case endOfInput
-
-  /// The message the line holds, as the whole parse gives it; nil for the other cases.
-  var message: JSON? {
-    switch self {
-    case .request(let request): request.message
-    case .message(let message): message
-    default: nil
-    }
-  }
 }
 
 /// The hand-off from a reader thread (an attached client's ``LineReader``, or the main loop's

@@ -40,17 +40,6 @@ struct RequestEnvelope: Sendable {
     (self.id, self.method, self.params) = (id, method, params)
   }
 
-  /// The request as a JSON-RPC message: what the whole parse gives, but for the order of the
-  /// envelope's members.
-  var message: JSON {
-    var object = JSONObject(reservingCapacity: 4)
-    object.appendUnindexed("jsonrpc", "2.0")
-    if let id { object.appendUnindexed("id", id) }
-    object.appendUnindexed("method", .string(method))
-    if let params { object.appendUnindexed("params", params) }
-    return .object(object)
-  }
-
   /// Reads the line's bytes by pointer, each read checked against `count`.
   private struct Reader {
     let base: UnsafePointer<UInt8>
