@@ -1,21 +1,13 @@
 """The asyncio client: one stateserver process driven from an event loop."""
 import asyncio
-import itertools
-import json
-import os
-from typing import (TYPE_CHECKING, Any, AsyncIterator, Callable, Dict, List, Mapping, Optional,
-                    Tuple, Union)
+from typing import Any, AsyncIterator, Callable, Dict, List, Mapping, Optional, Tuple, Union
 
-from .client import (KEPT_LISTENER_ERRORS, Command, Listener, Message, default_command,
-                     record_capacity)
-from .errors import RPCError, ServerExited
-from .log import MessageLog
+from .async_mirror import AsyncMirror
+from .connection import (STDERR_TAIL_BYTES, Command, Connection, Framer, Listener, Message,
+                         ResponseHook, command_line, id_key, result_of)
+from .errors import ServerExited
 
-if TYPE_CHECKING:
-    from .async_mirror import AsyncMirror
-
-#: Called with a response when its line is read, before any later line is handled.
-ResponseHook = Callable[[Dict[str, Any]], None]
+__all__ = ["AsyncClient", "ResponseHook"]
 
 _END = object()  # ends a notification iterator: the conversation is over
 
@@ -33,7 +25,7 @@ class AsyncClient:
     Messages are recorded only when asked (`record=N` keeps the last N in `messages`).
     """
 
-    STDERR_TAIL_BYTES = 64 << 10
+    STDERR_TAIL_BYTES = STDERR_TAIL_BYTES
 
     def __init__(self, process: "asyncio.subprocess.Process",
                  on_line: Optional[Callable[[bytes], None]] = None,
@@ -42,16 +34,14 @@ class AsyncClient:
             raise TypeError("the process needs piped stdin and stdout")
         self.process = process
         self.on_line = on_line
-        self.messages = MessageLog(record_capacity(record))
-        self.listener_errors: List[Tuple[Message, Exception]] = []
-        self._ids = itertools.count(1)
-        self._pending: Dict[int, Tuple["asyncio.Future[Dict[str, Any]]", Optional[ResponseHook]]] = {}
-        self._listeners: List[Listener] = []
+        self._connection = Connection(record)
+        self.messages = self._connection.messages
+        self.listener_errors: List[Tuple[Message, Exception]] = self._connection.listener_errors
+        # The requests awaited, by `id_key`: only these are settled (a response nobody awaits,
+        # to a request sent raw or timed out, is dropped).
+        self._pending: Dict[str, "asyncio.Future[Dict[str, Any]]"] = {}
         self._subscribers: List["asyncio.Queue[Any]"] = []
-        self._close_callbacks: List[Callable[[], None]] = []
-        self._mirrors: Dict[str, "AsyncMirror"] = {}
-        self._closed = False
-        self._failure: Optional[str] = None
+        self._mirrors: Dict[str, AsyncMirror] = {}
         self._stderr_tail = bytearray()
         self._stderr_grew = asyncio.Event()  # replaced after each wake-up
         self._stderr_ended = process.stderr is None
@@ -67,11 +57,7 @@ class AsyncClient:
                     on_line: Optional[Callable[[bytes], None]] = None,
                     record: Union[bool, int] = False) -> "AsyncClient":
         """Starts the server, as `Client.spawn` does (same defaults)."""
-        if command is None:
-            command = default_command()
-        elif isinstance(command, (str, os.PathLike)):
-            command = [command]
-        argv = [os.fspath(part) for part in command] + list(args)
+        argv = command_line(command, args)
         process = await asyncio.create_subprocess_exec(
             *argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
             stderr=stderr if stderr is not None else asyncio.subprocess.PIPE,
@@ -87,32 +73,28 @@ class AsyncClient:
     @property
     def closed(self) -> bool:
         """Whether the conversation is over: the server's stdout ended or broke the protocol."""
-        return self._closed
+        return self._connection.closed
 
     # Sending
 
     def send_line(self, line: Union[str, bytes]) -> None:
         """Writes one raw line; `ServerExited` when the server can no longer read it."""
-        if isinstance(line, str):
-            line = line.encode()
-        if not line.endswith(b"\n"):
-            line += b"\n"
+        self._write(Connection.line(line))
+
+    def _write(self, data: bytes) -> None:
         stdin = self.process.stdin
-        if stdin is None or stdin.is_closing() or self._closed:
+        if stdin is None or stdin.is_closing() or self._connection.closed:
             raise self._exited("the line was sent")
-        stdin.write(line)
+        stdin.write(data)
 
     def send(self, message: Message) -> None:
         """Writes one JSON-RPC message (or a list: a batch) as a compact line."""
-        self.send_line(json.dumps(message, separators=(",", ":")))
+        self._write(Connection.encode(message))
 
     def notify(self, method: str, params: Any = None) -> None:
         """Sends a notification; ignored once the server is gone (there is nobody to tell)."""
-        message: Dict[str, Any] = {"jsonrpc": "2.0", "method": method}
-        if params is not None:
-            message["params"] = params
         try:
-            self.send(message)
+            self._write(self._connection.notification(method, params))
         except ServerExited:
             pass
 
@@ -131,14 +113,11 @@ class AsyncClient:
 
         `on_response(response)` runs when the response line is read, before any later line (a
         mirror needs its fetched state to take effect exactly there in the stream)."""
-        id = next(self._ids)
-        message: Dict[str, Any] = {"jsonrpc": "2.0", "id": id, "method": method}
-        if params is not None:
-            message["params"] = params
+        id, line = self._connection.request(method, params, on_response=on_response)
         future: "asyncio.Future[Dict[str, Any]]" = asyncio.get_running_loop().create_future()
-        self._pending[id] = (future, on_response)
+        self._pending[id_key(id)] = future
         try:
-            self.send(message)
+            self._write(line)
             await self.drain()
             return await asyncio.wait_for(asyncio.shield(future), timeout)
         except asyncio.TimeoutError:
@@ -149,22 +128,21 @@ class AsyncClient:
             self._forget(id)  # the caller's task was cancelled: so is the request
             raise
         except ServerExited:
-            self._pending.pop(id, None)
+            self._pending.pop(id_key(id), None)
+            self._connection.forget(id)
             raise
 
     def _forget(self, id: int) -> None:
-        entry = self._pending.pop(id, None)
-        if entry is not None:
-            entry[0].cancel()
+        self._connection.forget(id)
+        future = self._pending.pop(id_key(id), None)
+        if future is not None:
+            future.cancel()
             self.notify("$/cancelRequest", {"id": id})
 
     async def request(self, method: str, params: Any = None,
                       timeout: Optional[float] = 30) -> Any:
         """Sends a request and returns its result; an error response raises RPCError."""
-        response = await self.request_raw(method, params, timeout=timeout)
-        if "error" in response:
-            raise RPCError(response["error"])
-        return response["result"]
+        return result_of(await self.request_raw(method, params, timeout=timeout))
 
     async def dispatch(self, store: str, action: Mapping[str, Any], wait: Optional[str] = None,
                        notify: bool = False, timeout: Optional[float] = 30) -> Any:
@@ -201,7 +179,7 @@ class AsyncClient:
         exits. Each iterator queues what it has not yet yielded: break out of the loop (or
         `aclose()` it) when done."""
         queue: "asyncio.Queue[Any]" = asyncio.Queue()
-        if self._closed:
+        if self._connection.closed:
             queue.put_nowait(_END)
         else:
             self._subscribers.append(queue)
@@ -254,27 +232,22 @@ class AsyncClient:
 
     def add_listener(self, listener: Listener) -> None:
         """Calls `listener(message)` in the reader task for every later message."""
-        self._listeners.append(listener)
+        self._connection.add_listener(listener)
 
     def remove_listener(self, listener: Listener) -> None:
-        if listener in self._listeners:
-            self._listeners.remove(listener)
+        self._connection.remove_listener(listener)
 
     def on_close(self, callback: Callable[[], None]) -> None:
         """Calls `callback()` once the conversation is over (at once when it already is)."""
-        if self._closed:
+        if not self._connection.on_close(callback):
             callback()
-        else:
-            self._close_callbacks.append(callback)
 
     def report_listener_error(self, message: Message, error: Exception) -> None:
         """Keeps a callback's exception in `listener_errors` (the last 100)."""
-        self.listener_errors.append((message, error))
-        del self.listener_errors[:-KEPT_LISTENER_ERRORS]
+        self._connection.report_listener_error(message, error)
 
     async def mirror(self, store: str) -> "AsyncMirror":
         """This client's shared `AsyncMirror` of a whole store (opened on first use)."""
-        from .async_mirror import AsyncMirror
         mirror = self._mirrors.get(store)
         if mirror is None:
             mirror = self._mirrors[store] = AsyncMirror(self, store)
@@ -295,8 +268,7 @@ class AsyncClient:
         return f"; server stderr ends with:\n{tail}" if tail else ""
 
     def _exited(self, waiting_for: str) -> ServerExited:
-        why = self._failure or "the server exited"
-        return ServerExited(f"{why} before {waiting_for}{self._stderr_hint()}")
+        return self._connection.exited(waiting_for, self._stderr_hint())
 
     async def _drain_stderr(self) -> None:
         stream = self.process.stderr
@@ -336,73 +308,45 @@ class AsyncClient:
     async def _read(self) -> None:
         stream = self.process.stdout
         assert stream is not None
-        buffer = b""
+        framer = Framer()
         try:
             while True:
                 await self._reading.wait()
                 chunk = await stream.read(1 << 16)
                 if not chunk:
                     break
-                buffer += chunk
-                *lines, buffer = buffer.split(b"\n")
-                for line in lines:
+                for line in framer.feed(chunk):
                     self._receive(line)
-            if buffer:
-                self._receive(buffer)
+            for line in framer.finish():
+                self._receive(line)
         finally:
-            self._end(None)
+            self._end()
 
-    def _end(self, failure: Optional[str]) -> None:
-        if failure is not None and self._failure is None:
-            self._failure = failure
-        if self._closed:
-            return
-        self._closed = True
-        for id, (future, _) in list(self._pending.items()):
+    def _end(self) -> None:
+        callbacks = self._connection.end()
+        for key, future in list(self._pending.items()):
             if not future.done():
-                future.set_exception(self._exited(f"answering id {id}"))
+                future.set_exception(self._exited(f"answering id {key}"))
         self._pending.clear()
         for queue in self._subscribers:
             queue.put_nowait(_END)
         self._subscribers.clear()
-        callbacks, self._close_callbacks = self._close_callbacks, []
         for callback in callbacks:
             callback()
 
     def _receive(self, line: bytes) -> None:
         if self.on_line is not None:
             self.on_line(line)
-        if self._failure is not None:
-            return  # the conversation is over; only drain so the server never blocks
-        try:
-            message = json.loads(line)
-        except ValueError as error:
-            self._end(f"the server wrote a line that is not JSON ({error}): {line[:200]!r}")
+        incoming = self._connection.receive(line)
+        if incoming is None:
+            if self._connection.failure is not None and not self._connection.closed:
+                self._end()
             return
-        for listener in list(self._listeners):
-            try:
-                listener(message)
-            except Exception as error:  # noqa: BLE001 - one bad listener must not stop reading
-                self.report_listener_error(message, error)
-        self.messages.append(message)
-        for item in message if isinstance(message, list) else [message]:
-            if not isinstance(item, dict):
-                continue
-            if "method" in item:
-                for queue in self._subscribers:
-                    queue.put_nowait(item)
-            elif isinstance(item.get("id"), int):
-                self._settle(item)
-
-    def _settle(self, response: Dict[str, Any]) -> None:
-        entry = self._pending.pop(response["id"], None)
-        if entry is None:
-            return  # cancelled, timed out, or not ours
-        future, on_response = entry
-        if on_response is not None:
-            try:
-                on_response(response)
-            except Exception as error:  # noqa: BLE001 - reported, reading goes on
-                self.report_listener_error(response, error)
-        if not future.done():
-            future.set_result(response)
+        self._connection.record(incoming)
+        for notification in incoming.notifications:
+            for queue in self._subscribers:
+                queue.put_nowait(notification)
+        for key, response in incoming.responses:
+            future = self._pending.pop(key, None)
+            if future is not None and not future.done():  # else cancelled, timed out, not ours
+                future.set_result(response)

@@ -1,14 +1,34 @@
 """A local copy of a store's state for asyncio code, kept by applying the server's patches."""
 import asyncio
-from typing import Any, Callable, Dict, Optional, Set
+from typing import Any, Callable, Dict, Optional, Protocol, Set
 
-import jsonpatch  # type: ignore[import-untyped]  # no stubs; one call, checked by tests
-
-from .async_client import AsyncClient
+from .connection import Message, ResponseHook
 from .errors import RPCError, ServerExited
-from .mirror import ChangeCallback
+from .replica import GAP, APPLIED, INVALID_PARAMS, ChangeCallback, Replica
 
-INVALID_PARAMS = -32602  # what `state/get` of a path answers when the path has no value
+__all__ = ["AsyncMirror", "AsyncMirrorClient"]
+
+
+class AsyncMirrorClient(Protocol):
+    """What an `AsyncMirror` uses of its `AsyncClient` (named here so that this module does not
+    import the client's, which imports this one)."""
+
+    @property
+    def closed(self) -> bool: ...
+
+    async def request_raw(self, method: str, params: Any = None,
+                          timeout: Optional[float] = 30,
+                          on_response: Optional[ResponseHook] = None) -> Dict[str, Any]: ...
+
+    def add_listener(self, listener: Callable[[Message], None]) -> None: ...
+
+    def remove_listener(self, listener: Callable[[Message], None]) -> None: ...
+
+    def on_close(self, callback: Callable[[], None]) -> None: ...
+
+    def report_listener_error(self, message: Message, error: Exception) -> None: ...
+
+    def _stderr_hint(self) -> str: ...
 
 
 class AsyncMirror:
@@ -25,21 +45,14 @@ class AsyncMirror:
         await cart.sync(result["version"])
     """
 
-    def __init__(self, client: AsyncClient, store: str, path: str = "", subscribe: bool = True,
-                 on_change: Optional[ChangeCallback] = None) -> None:
+    def __init__(self, client: AsyncMirrorClient, store: str, path: str = "",
+                 subscribe: bool = True, on_change: Optional[ChangeCallback] = None) -> None:
         self.client = client
         self.store = store
         self.path = path
         self.on_change = on_change
-        self.state: Any = None
-        self.exists = False
-        self.patches = 0
-        self.coalesced = 0
         self.resyncs = 0
-        self._current = -1     # the newest store version the state is known to reflect
-        self._floor = 0        # the oldest `from` a patch may have
-        self._absent_unknown = False  # a fetch found the path absent: the next patch adds it
-        self._loaded = False
+        self._replica = Replica(store, path)
         self._fetching = False
         self._failure: Optional[BaseException] = None
         self._tasks: Set["asyncio.Task[None]"] = set()
@@ -50,7 +63,7 @@ class AsyncMirror:
             self._fetch("state/subscribe" if subscribe else "state/get", first=True))
 
     @classmethod
-    async def open(cls, client: AsyncClient, store: str, path: str = "", subscribe: bool = True,
+    async def open(cls, client: AsyncMirrorClient, store: str, path: str = "", subscribe: bool = True,
                    on_change: Optional[ChangeCallback] = None) -> "AsyncMirror":
         """Creates a mirror and returns it once it holds the store's state."""
         mirror = cls(client, store, path, subscribe, on_change)
@@ -64,14 +77,27 @@ class AsyncMirror:
     @property
     def version(self) -> int:
         """The newest store version the mirror reflects (-1 before the first state)."""
-        return self._current
+        return self._replica.current
+
+    @property
+    def state(self) -> Any:
+        return self._replica.state
+
+    @property
+    def exists(self) -> bool:
+        return self._replica.exists
+
+    @property
+    def patches(self) -> int:
+        return self._replica.patches
+
+    @property
+    def coalesced(self) -> int:
+        return self._replica.coalesced
 
     def close(self) -> None:
         """Stops following patches."""
         self.client.remove_listener(self._on_message)
-
-    def _params(self) -> Dict[str, Any]:
-        return {"store": self.store, "path": self.path} if self.path else {"store": self.store}
 
     async def resync(self) -> None:
         """Fetches the state again with `state/get` (what a gap does by itself)."""
@@ -83,19 +109,19 @@ class AsyncMirror:
         store's version at the time of the call, asked with `state/get`)."""
         deadline = asyncio.get_running_loop().time() + timeout
         await asyncio.wait_for(self.ready(), timeout)
-        if version is None or (self.path and self._current < version):
+        if version is None or (self.path and self._replica.current < version):
             reached = await self._probe(timeout)
             version = reached if version is None else version
         target = version
-        await self._wait(lambda: self._loaded and not self._fetching and self._current >= target,
-                         deadline, f"version {target}")
+        await self._wait(lambda: self._replica.loaded and not self._fetching
+                         and self._replica.current >= target, deadline, f"version {target}")
         return self.state
 
     async def wait_until(self, predicate: Callable[[Any], bool], timeout: float = 30) -> Any:
         """Returns the first state (from now on) that satisfies `predicate`."""
         deadline = asyncio.get_running_loop().time() + timeout
         await asyncio.wait_for(self.ready(), timeout)
-        await self._wait(lambda: self._loaded and not self._fetching and self.exists
+        await self._wait(lambda: self._replica.loaded and not self._fetching and self.exists
                          and bool(predicate(self.state)), deadline, "the predicate")
         return self.state
 
@@ -104,7 +130,7 @@ class AsyncMirror:
         while not done():
             if self.client.closed:
                 raise ServerExited(f"the server exited before the mirror of {self.store}"
-                                   f"{self.path} reached {what} (at version {self._current})"
+                                   f"{self.path} reached {what} (at version {self.version})"
                                    f"{self.client._stderr_hint()}")
             if self._failure is not None and not self._fetching:
                 raise self._failure
@@ -117,7 +143,7 @@ class AsyncMirror:
             except asyncio.TimeoutError:
                 raise TimeoutError(
                     f"the mirror of {self.store}{self.path} never reached {what}; last state "
-                    f"(version {self._current}): {self.state!r}{self.client._stderr_hint()}"
+                    f"(version {self.version}): {self.state!r}{self.client._stderr_hint()}"
                 ) from None
 
     def _wake(self) -> None:
@@ -136,20 +162,16 @@ class AsyncMirror:
                 absent = response["error"].get("code") == INVALID_PARAMS
                 if first or not self.path or not absent:
                     return
-                self._fetching, self._failure, self._absent_unknown = False, None, True
-                self._set(None, False, {"reason": "resync"})
+                self._fetching, self._failure = False, None
+                self._replica.lose_path()
+                self._changed({"reason": "resync"})
                 return
-            result = response["result"]
-            self._fetching, self._failure, self._absent_unknown = False, None, False
-            self._loaded = True
-            self._current = max(self._current, result["version"])
-            # A subscription's next patch starts at its version; after a plain `state/get` a
-            # path's next patch may start at any version since its subtree last changed.
-            self._floor = result["version"] if method == "state/subscribe" or not self.path else 0
-            self._set(result["state"], True, {"reason": "load" if first else "resync"})
+            self._fetching, self._failure = False, None
+            self._replica.load(response["result"], method == "state/subscribe")
+            self._changed({"reason": "load" if first else "resync"})
 
         try:
-            response = await self.client.request_raw(method, self._params(),
+            response = await self.client.request_raw(method, self._replica.params(),
                                                      on_response=on_response)
             if "error" in response:
                 raise RPCError(response["error"])
@@ -162,7 +184,7 @@ class AsyncMirror:
 
     async def _probe(self, timeout: float) -> int:
         """The store's version now, from `state/get`; read where its answer sits in the stream."""
-        reached = self._current
+        reached = self._replica.current
 
         def on_response(response: Dict[str, Any]) -> None:
             nonlocal reached
@@ -177,10 +199,10 @@ class AsyncMirror:
             if not self.exists:
                 self._gap()  # the mirror missed the path's return
             else:
-                self._current = max(self._current, reached)
+                self._replica.reached(reached)
                 self._wake()
 
-        await self.client.request_raw("state/get", self._params(), timeout=timeout,
+        await self.client.request_raw("state/get", self._replica.params(), timeout=timeout,
                                       on_response=on_response)
         return reached
 
@@ -196,56 +218,21 @@ class AsyncMirror:
             pass
 
     def _on_message(self, message: Any) -> None:
-        if not isinstance(message, dict) or message.get("method") != "state/patch":
+        if not self._replica.owns(message):
             return
         params = message["params"]
-        if params.get("store") != self.store or params.get("path", "") != self.path:
-            return
-        if not self._loaded and not self._absent_unknown:
-            return  # the first fetch's answer covers it
-        start, to = params["from"], params["to"]
-        if to <= self._current and not self._absent_unknown:
-            return  # already reflected
-        if not self._absent_unknown and not self._floor <= start <= self._current:
-            if not self._fetching:
-                self._gap()
-            return
-        document = {"root": self.state} if self.exists else {}
-        try:
-            operations = [self._rebase(op) for op in params["patch"]]
-            document = jsonpatch.apply_patch(document, operations)
-        except Exception:  # noqa: BLE001 - the patch does not fit: the copy is not the server's
-            if not self._fetching:
-                self._gap()
-            return
-        self._absent_unknown = False
-        self._loaded = True
-        self._current = self._floor = to
-        self.patches += 1
-        if to > start + 1:
-            self.coalesced += 1
-        self._set(document.get("root"), "root" in document,
-                  {"reason": "patch", "from": start, "to": to, "patch": params["patch"]})
+        verdict = self._replica.patch(params)
+        if verdict == GAP and not self._fetching:
+            self._gap()
+        elif verdict == APPLIED:
+            self._changed({"reason": "patch", "from": params["from"], "to": params["to"],
+                           "patch": params["patch"]})
 
-    def _rebase(self, op: Dict[str, Any]) -> Dict[str, Any]:
-        """Paths are from the store's root; the copy sits under a wrapper key so replacing or
-        removing the whole subtree is an ordinary operation."""
-        rebased = dict(op, path=self._rebase_pointer(op["path"]))
-        if isinstance(op.get("from"), str):
-            rebased["from"] = self._rebase_pointer(op["from"])
-        return rebased
-
-    def _rebase_pointer(self, pointer: str) -> str:
-        if pointer != self.path and not pointer.startswith(self.path + "/"):
-            raise ValueError(f"patch path {pointer!r} is outside the mirrored {self.path!r}")
-        return "/root" + pointer[len(self.path):]
-
-    def _set(self, state: Any, exists: bool, change: Dict[str, Any]) -> None:
-        self.state, self.exists = state, exists
+    def _changed(self, change: Dict[str, Any]) -> None:
         if self.on_change is not None:
-            full = dict(change, version=self._current, exists=exists)
+            full = dict(change, version=self._replica.current, exists=self._replica.exists)
             try:
-                self.on_change(state, full)
+                self.on_change(self._replica.state, full)
             except Exception as error:  # noqa: BLE001 - a bad callback must not stop the mirror
                 self.client.report_listener_error(full, error)
         self._wake()

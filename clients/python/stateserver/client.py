@@ -1,42 +1,18 @@
 """A client that spawns stateserver and talks to it over its stdin/stdout."""
-import itertools
-import json
 import os
 import subprocess
 import threading
-from typing import (IO, TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence,
-                    Tuple, Union)
+from typing import IO, Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
 
+from .connection import (DEFAULT_RECORD, KEPT_LISTENER_ERRORS, STDERR_TAIL_BYTES, Command,
+                         Connection, Framer, Incoming, Listener, Message, ResponseHook,
+                         command_line, default_command, id_key, record_capacity, result_of)
 from .errors import RPCError, ServerExited
 from .log import MessageLog
+from .mirror import Mirror
 
-if TYPE_CHECKING:
-    from .mirror import Mirror
-
-__all__ = ["Client", "RPCError", "ServerExited", "DEFAULT_RECORD"]
-
-Message = Any  # one parsed line: a dict, or a list for a batch
-Listener = Callable[[Message], None]
-Command = Union[str, "os.PathLike[str]", Sequence[Union[str, "os.PathLike[str]"]]]
-
-#: How many messages `record=True` keeps (20,000 dispatches made 40,002 messages, ~68 MB).
-DEFAULT_RECORD = 10_000
-
-
-#: How many exceptions of listeners and change callbacks `listener_errors` keeps.
-KEPT_LISTENER_ERRORS = 100
-
-
-def default_command() -> List[str]:
-    """`$STATESERVER_BIN` (else `stateserver` from PATH) with `--ephemeral`."""
-    return [os.environ.get("STATESERVER_BIN", "stateserver"), "--ephemeral"]
-
-
-def record_capacity(record: Union[bool, int]) -> int:
-    """`record` as a number of messages: False/0 none, True `DEFAULT_RECORD`."""
-    if record is True:
-        return DEFAULT_RECORD
-    return int(record or 0)
+__all__ = ["Client", "RPCError", "ServerExited", "DEFAULT_RECORD", "KEPT_LISTENER_ERRORS",
+           "Command", "Listener", "Message", "default_command", "record_capacity"]
 
 
 class Client:
@@ -57,23 +33,24 @@ class Client:
     `ServerExited` at once (the reader keeps draining stdout so the server never blocks).
     """
 
-    STDERR_TAIL_BYTES = 64 << 10
+    STDERR_TAIL_BYTES = STDERR_TAIL_BYTES
 
     def __init__(self, process: "subprocess.Popen[bytes]",
                  on_line: Optional[Callable[[bytes], None]] = None,
                  record: Union[bool, int] = False) -> None:
         self.process = process
         self.on_line = on_line
-        capacity = record_capacity(record)
-        self.messages = MessageLog(capacity)       # the last `record` messages, in order
-        self.notifications = MessageLog(capacity)  # the server notifications among them
-        self.listener_errors: List[Tuple[Message, Exception]] = []  # a listener raised; reading went on
-        self._responses: Dict[str, Message] = {}  # id (as JSON text) -> response
+        # Changed by the reader thread and read by waiters: under `_cond`, except its listener
+        # list and hooks, which only the reader thread calls and list operations keep whole.
+        self._connection = Connection(record)
+        self.messages = self._connection.messages  # the last `record` messages, in order
+        self.notifications = MessageLog(record_capacity(record))  # the notifications among them
+        # A listener raised; reading went on.
+        self.listener_errors: List[Tuple[Message, Exception]] = self._connection.listener_errors
+        # Every response not yet taken, by `id_key`: `response(id)` may be asked for a request
+        # sent raw with `send`, so a response is kept whether or not a request awaits it.
+        self._responses: Dict[str, Message] = {}
         self._cond = threading.Condition()
-        self._ids = itertools.count(1)
-        self._listeners: List[Listener] = []
-        self._closed = False
-        self._failure: Optional[str] = None  # why the conversation broke (a line not JSON)
         self._reading = threading.Event()
         self._reading.set()
         self._write_lock = threading.Lock()
@@ -81,8 +58,7 @@ class Client:
         self._stderr_lock = threading.Condition()
         self._stderr_thread: Optional[threading.Thread] = None
         self._stderr_ended = process.stderr is None
-        self._mirrors: Dict[str, "Mirror"] = {}
-        self._close_callbacks: List[Callable[[], None]] = []
+        self._mirrors: Dict[str, Mirror] = {}
         if process.stderr is not None:
             self._stderr_thread = threading.Thread(target=self._drain_stderr, daemon=True)
             self._stderr_thread.start()
@@ -100,12 +76,8 @@ class Client:
         `stderr`: by default a pipe that the client drains (see `stderr_text()`); pass
         `subprocess.DEVNULL`, a file, or a descriptor (`2`: this process's stderr) instead.
         `record`: how many messages to keep in `messages` (see the class)."""
-        if command is None:
-            command = default_command()
-        elif isinstance(command, (str, os.PathLike)):
-            command = [command]
         process = subprocess.Popen(
-            [os.fspath(part) for part in command] + list(args), stdin=subprocess.PIPE,
+            command_line(command, args), stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=stderr if stderr is not None else subprocess.PIPE,
             env=env, bufsize=0)
         return cls(process, on_line=on_line, record=record)
@@ -134,11 +106,7 @@ class Client:
 
     def send_line(self, line: Union[str, bytes]) -> None:
         """Writes one raw line (str or bytes); a newline is added when missing."""
-        if isinstance(line, str):
-            line = line.encode()
-        if not line.endswith(b"\n"):
-            line += b"\n"
-        self.send_bytes(line)
+        self.send_bytes(Connection.line(line))
 
     def send_bytes(self, data: bytes) -> None:
         """Writes bytes as they are; `ServerExited` when the server can no longer read them."""
@@ -153,37 +121,37 @@ class Client:
 
     def send(self, message: Message) -> None:
         """Writes one JSON-RPC message (or a list: a batch) as a compact line."""
-        self.send_line(json.dumps(message, separators=(",", ":")))
+        self.send_bytes(Connection.encode(message))
 
     def next_id(self) -> int:
-        return next(self._ids)
+        return self._connection.next_id()
 
     def request_raw(self, method: str, params: Any = None, id: Any = None,
-                    timeout: float = 30) -> Dict[str, Any]:
-        """Sends a request and returns the whole response object (result or error)."""
-        id = self.next_id() if id is None else id
-        message: Dict[str, Any] = {"jsonrpc": "2.0", "id": id, "method": method}
-        if params is not None:
-            message["params"] = params
+                    timeout: float = 30,
+                    on_response: Optional[ResponseHook] = None) -> Dict[str, Any]:
+        """Sends a request and returns the whole response object (result or error).
+
+        `on_response(response)` runs on the reader thread when the response line is read,
+        before any later line (a mirror needs its fetched state to take effect exactly there)."""
         with self._cond:
-            self._responses.pop(json.dumps(id), None)  # an older answer to a reused id
-        self.send(message)
-        response: Dict[str, Any] = self.response(id, timeout=timeout)
+            id, line = self._connection.request(method, params, id=id, on_response=on_response)
+            self._responses.pop(id_key(id), None)  # an older answer to a reused id
+        try:
+            self.send_bytes(line)
+            response: Dict[str, Any] = self.response(id, timeout=timeout)
+        except BaseException:
+            with self._cond:
+                self._connection.forget(id)
+            raise
         return response
 
     def request(self, method: str, params: Any = None, id: Any = None,
                 timeout: float = 30) -> Any:
         """Sends a request and returns its result; an error response raises RPCError."""
-        response = self.request_raw(method, params, id=id, timeout=timeout)
-        if "error" in response:
-            raise RPCError(response["error"])
-        return response["result"]
+        return result_of(self.request_raw(method, params, id=id, timeout=timeout))
 
     def notify(self, method: str, params: Any = None) -> None:
-        message: Dict[str, Any] = {"jsonrpc": "2.0", "method": method}
-        if params is not None:
-            message["params"] = params
-        self.send(message)
+        self.send_bytes(self._connection.notification(method, params))
 
     def dispatch(self, store: str, action: Mapping[str, Any], wait: Optional[str] = None,
                  notify: bool = False, id: Any = None, timeout: float = 30) -> Any:
@@ -236,16 +204,15 @@ class Client:
         return f"; server stderr ends with:\n{tail}" if tail else ""
 
     def _exited(self, waiting_for: str) -> ServerExited:
-        why = self._failure or "the server exited"
-        return ServerExited(f"{why} before {waiting_for}{self._stderr_hint()}")
+        return self._connection.exited(waiting_for, self._stderr_hint())
 
     # Receiving
 
     def response(self, id: Any, timeout: float = 30) -> Any:
         """Waits for the response carrying `id` (also found inside batch arrays)."""
-        key = json.dumps(id)
+        key = id_key(id)
         with self._cond:
-            if not self._cond.wait_for(lambda: key in self._responses or self._closed, timeout):
+            if not self._cond.wait_for(lambda: key in self._responses or self._connection.closed, timeout):
                 raise TimeoutError(
                     f"no response with id {id!r} within {timeout}s{self._stderr_hint()}")
             if key not in self._responses:
@@ -278,7 +245,7 @@ class Client:
                             if predicate(message):
                                 found.append(message)
                                 return True
-                    return bool(found) or self._closed
+                    return bool(found) or self._connection.closed
 
                 if not self._cond.wait_for(check, timeout):
                     raise TimeoutError(f"no matching message{self._stderr_hint()}")
@@ -291,12 +258,11 @@ class Client:
 
     def wait_closed(self, timeout: float = 30) -> bool:
         with self._cond:
-            self._cond.wait_for(lambda: self._closed, timeout)
-            return self._closed
+            self._cond.wait_for(lambda: self._connection.closed, timeout)
+            return self._connection.closed
 
     def mirror(self, store: str) -> "Mirror":
         """This client's shared `Mirror` of a whole store (made on first use)."""
-        from .mirror import Mirror
         with self._cond:
             mirror = self._mirrors.get(store)
         if mirror is None:
@@ -316,18 +282,14 @@ class Client:
 
     def add_listener(self, listener: Listener) -> None:
         """Calls `listener(message)` on the reader thread for every later message."""
-        self._listeners.append(listener)
+        self._connection.add_listener(listener)
 
     def remove_listener(self, listener: Listener) -> None:
-        try:
-            self._listeners.remove(listener)
-        except ValueError:
-            pass
+        self._connection.remove_listener(listener)
 
     def report_listener_error(self, message: Message, error: Exception) -> None:
         """Keeps a callback's exception in `listener_errors` (the last 100)."""
-        self.listener_errors.append((message, error))
-        del self.listener_errors[:-KEPT_LISTENER_ERRORS]
+        self._connection.report_listener_error(message, error)
 
     def pause(self) -> None:
         """Stops reading stdout (the server's writes then block): a slow client on purpose."""
@@ -359,7 +321,7 @@ class Client:
     def _read(self) -> None:
         assert self.process.stdout is not None
         fd = self.process.stdout.fileno()
-        buffer = b""
+        framer = Framer()
         while True:
             self._reading.wait()
             try:
@@ -368,21 +330,16 @@ class Client:
                 break
             if not chunk:
                 break
-            buffer += chunk
-            *lines, buffer = buffer.split(b"\n")
-            for line in lines:
+            for line in framer.feed(chunk):
                 self._receive(line)
-        if buffer:
-            self._receive(buffer)  # a last line without newline (a bug the schema check reports)
+        for line in framer.finish():
+            self._receive(line)
         self._mark_closed()
 
-    def _mark_closed(self, failure: Optional[str] = None) -> None:
+    def _mark_closed(self) -> None:
         with self._cond:
-            if failure is not None and self._failure is None:
-                self._failure = failure
-            self._closed = True  # every waiter raises ServerExited now
+            callbacks = self._connection.end()  # every waiter raises ServerExited now
             self._cond.notify_all()
-            callbacks, self._close_callbacks = self._close_callbacks, []
         for callback in callbacks:
             callback()
 
@@ -390,41 +347,30 @@ class Client:
         """Calls `callback()` once the conversation is over (the server exited or broke the
         protocol); at once when it already is."""
         with self._cond:
-            closed = self._closed
-            if not closed:
-                self._close_callbacks.append(callback)
-        if closed:
+            kept = self._connection.on_close(callback)
+        if not kept:
             callback()
 
     @property
     def closed(self) -> bool:
         """Whether the conversation is over: the server's stdout ended or broke the protocol."""
-        return self._closed
+        return self._connection.closed
 
     def _receive(self, line: bytes) -> None:
         if self.on_line is not None:
             self.on_line(line)
-        if self._failure is not None:
-            return  # the conversation is over; only drain
-        try:
-            message = json.loads(line)
-        except ValueError as error:
-            self._mark_closed(
-                f"the server wrote a line that is not JSON ({error}): {line[:200]!r}")
+        # Listeners and hooks run outside the lock: a mirror's hook takes the mirror's lock,
+        # and a waiter holding that one may ask for this one.
+        incoming: Optional[Incoming] = self._connection.receive(line)
+        if incoming is None:
+            if self._connection.failure is not None and not self._connection.closed:
+                self._mark_closed()
             return
-        for listener in list(self._listeners):
-            try:
-                listener(message)
-            except Exception as error:  # noqa: BLE001 - one bad listener must not stop reading
-                self.report_listener_error(message, error)
         with self._cond:
-            self.messages.append(message)
-            replies = message if isinstance(message, list) else [message]
-            for reply in replies:
-                if isinstance(reply, dict) and "id" in reply and "method" not in reply:
-                    self._responses[json.dumps(reply["id"])] = reply
-                elif isinstance(reply, dict) and "method" in reply:
-                    self.notifications.append(reply)
+            self._connection.record(incoming)
+            self._responses.update(incoming.responses)
+            for notification in incoming.notifications:
+                self.notifications.append(notification)
             self._cond.notify_all()
 
     # History and time travel (the server keeps `--history N` entries per store).

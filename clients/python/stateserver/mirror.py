@@ -1,70 +1,94 @@
 """A local copy of a store's state, kept by applying the server's patches."""
-import copy
 import threading
 import time
-from typing import Any, Callable, Dict, Optional
+from typing import Any, Callable, Dict, Optional, Protocol
 
-import jsonpatch  # type: ignore[import-untyped]  # no stubs; one call, checked by tests
-
-from .client import Client, Message
+from .connection import Message, ResponseHook
 from .errors import RPCError, ServerExited
+from .replica import APPLIED, GAP, INVALID_PARAMS, SKIPPED, ChangeCallback, Replica
 
-#: `on_change(state, change)`: `change` has `reason` ("load", "patch" or "resync"), `version`,
-#: `exists`, and for a patch its `from`, `to` and `patch`.
-ChangeCallback = Callable[[Any, Dict[str, Any]], None]
+__all__ = ["ChangeCallback", "Mirror", "MirrorClient"]
+
+
+
+class MirrorClient(Protocol):
+    """What a `Mirror` uses of its `Client` (named here so that this module does not import
+    the client's, which imports this one)."""
+
+    @property
+    def closed(self) -> bool: ...
+
+    def request_raw(self, method: str, params: Any = None, id: Any = None,
+                    timeout: float = 30,
+                    on_response: Optional[ResponseHook] = None) -> Dict[str, Any]: ...
+
+    def add_listener(self, listener: Callable[[Message], None]) -> None: ...
+
+    def on_close(self, callback: Callable[[], None]) -> None: ...
+
+    def report_listener_error(self, message: Message, error: Exception) -> None: ...
+
+    def _stderr_hint(self) -> str: ...
 
 
 class Mirror:
     """Mirrors the state of `store` (or the subtree at `path`) on `client`.
 
-    On creation it subscribes (`state/subscribe`), which returns the state and its version;
-    then each `state/patch` for the subscription is applied when its `from` equals the mirror's
-    version. A patch from another version (a gap, or an old patch crossing the subscription's
-    answer) triggers the resync rule: `state/get`, then carry on. `resyncs` counts them.
-    Patches are applied on the client's reader thread; `sync()` waits for a given version.
+    On creation it subscribes (`state/subscribe`), which returns the state and its version; the
+    answer takes effect exactly where it sits in the server's output, and each later
+    `state/patch` of the subscription is applied when its `from` fits the mirror's version. Any
+    other `from`, or a patch that does not fit the copy, is a gap: the resync rule fetches the
+    state again (`state/get`) and carries on; `resyncs` counts them. Patches are applied on the
+    client's reader thread; `sync()` waits for a given version.
 
     A path's subtree can disappear (a `remove` of the path) and come back (an `add`): while it
     is absent `exists` is False and `state` is None. `version` is the `to` of the last patch
     the subscription got; a path subscription skips versions that left its subtree alone.
 
     `on_change(state, change)` is called after every change of `state` (the first load, each
-    patch, each resync), on the reader thread for patches: keep it short, and hand work to
-    your own thread. An exception it raises is kept in `client.listener_errors`.
+    patch, each resync), on the reader thread: keep it short, and hand work to your own thread.
+    An exception it raises is kept in `client.listener_errors`.
     `wait_until(predicate)` waits for a state that satisfies a predicate.
     """
 
-    def __init__(self, client: Client, store: str, path: str = "", subscribe: bool = True,
+    def __init__(self, client: MirrorClient, store: str, path: str = "", subscribe: bool = True,
                  on_change: Optional[ChangeCallback] = None) -> None:
         self.client = client
         self.on_change = on_change
         self.store = store
         self.path = path
         self.resyncs = 0
-        self.patches = 0
-        self.coalesced = 0
+        # Changed by the reader thread (patches, answers), read by waiters: under `_cond`.
+        self._replica = Replica(store, path)
         self._gap = False
         self._cond = threading.Condition()
-        self.state: Any = None
-        self.exists = True
-        self.version = -1
-        # The newest store version the mirror is known to reflect (>= version for a path).
-        self._current = -1
-        # After a resync found the path absent (no version known): the next patch is its `add`.
-        self._absent_unknown = False
         client.add_listener(self._on_message)
         client.on_close(self._wake)
-        params: Dict[str, Any] = {"store": store}
-        if path:
-            params["path"] = path
-        result = client.request("state/subscribe" if subscribe else "state/get", params)
-        with self._cond:
-            loaded = result["version"] >= self.version
-            if loaded:
-                self.state, self.version = result["state"], result["version"]
-                self.exists = True
-            self._current = max(self._current, result["version"])
-        if loaded:
-            self._changed({"reason": "load"})
+        method = "state/subscribe" if subscribe else "state/get"
+        response = client.request_raw(method, self._replica.params(),
+                                      on_response=self._answer(subscribe, "load"))
+        if "error" in response:
+            raise RPCError(response["error"])
+
+    @property
+    def state(self) -> Any:
+        return self._replica.state
+
+    @property
+    def exists(self) -> bool:
+        return self._replica.exists
+
+    @property
+    def version(self) -> int:
+        return self._replica.version
+
+    @property
+    def patches(self) -> int:
+        return self._replica.patches
+
+    @property
+    def coalesced(self) -> int:
+        return self._replica.coalesced
 
     def _wake(self) -> None:
         with self._cond:
@@ -75,76 +99,52 @@ class Mirror:
         if self.on_change is None:
             return
         with self._cond:
-            state, change = self.state, dict(change, version=self.version, exists=self.exists)
+            state = self._replica.state
+            change = dict(change, version=self._replica.version, exists=self._replica.exists)
         try:
             self.on_change(state, change)
         except Exception as error:  # noqa: BLE001 - a bad callback must not stop the mirror
             self.client.report_listener_error(change, error)
 
-    def _params(self) -> Dict[str, Any]:
-        params = {"store": self.store}
-        if self.path:
-            params["path"] = self.path
-        return params
+    def _answer(self, subscription: bool, reason: str) -> ResponseHook:
+        """Takes a fetch's answer on the reader thread, where it sits among the patches."""
+        def taken(response: Dict[str, Any]) -> None:
+            with self._cond:
+                if "error" in response:
+                    absent = response["error"].get("code") == INVALID_PARAMS
+                    if reason == "load" or not self.path or not absent:
+                        return  # the caller raises it
+                    self._replica.lose_path()  # a resync of a path that is gone
+                else:
+                    self._replica.load(response["result"], subscription)
+                self._gap = False
+                self._cond.notify_all()
+            self._changed({"reason": reason})
+        return taken
 
     def _on_message(self, message: Message) -> None:
-        if not isinstance(message, dict) or message.get("method") != "state/patch":
+        if not self._replica.owns(message):
             return
         params = message["params"]
-        if params["store"] != self.store or params.get("path", "") != self.path:
-            return
         with self._cond:
-            if params["to"] <= self.version:
-                return  # already reflected (the subscription's answer carried a newer state)
-            # `from` may pass the last patch's `to` when a `state/get` showed the mirror current
-            # up to `from` (a path subscription skips versions that left its subtree alone).
-            if not (self.version <= params["from"] <= self._current or self._absent_unknown):
-                self._gap = True
-                self._cond.notify_all()
+            verdict = self._replica.patch(params)
+            if verdict == SKIPPED:
                 return
-            document = {"root": self.state} if self.exists else {}
-            operations = [dict(op, path=self._rebase(op["path"])) for op in params["patch"]]
-            for op in operations:
-                if "from" in op:
-                    op["from"] = self._rebase(op["from"])
-            document = jsonpatch.apply_patch(document, operations)
-            # A `remove` of the subscribed path leaves no "root": the subtree is absent.
-            self.exists = "root" in document
-            self.state = document.get("root")
-            self.version = params["to"]
-            self._current = max(self._current, self.version)
-            self._absent_unknown = False
-            self.patches += 1
-            if params["to"] > params["from"] + 1:
-                self.coalesced += 1
+            self._gap = self._gap or verdict == GAP
             self._cond.notify_all()
-        self._changed({"reason": "patch", "from": params["from"], "to": params["to"],
-                       "patch": params["patch"]})
-
-    def _rebase(self, pointer: str) -> str:
-        """Paths are from the store's root; the mirror holds the subtree at `path` under a
-        wrapper key so a whole-subtree replacement is an ordinary operation."""
-        assert pointer.startswith(self.path), f"{pointer} is outside {self.path}"
-        return "/root" + pointer[len(self.path):]
+        if verdict == APPLIED:
+            self._changed({"reason": "patch", "from": params["from"], "to": params["to"],
+                           "patch": params["patch"]})
 
     def resync(self) -> None:
-        try:
-            result = self.client.request("state/get", self._params())
-        except RPCError as error:
-            if error.code != -32602 or not self.path:
-                raise
-            result = None  # the subscribed path has no value now
+        """Fetches the state again with `state/get` (what a gap does by itself)."""
+        response = self.client.request_raw("state/get", self._replica.params(),
+                                           on_response=self._answer(False, "resync"))
         with self._cond:
             self.resyncs += 1
-            self._gap = False
-            if result is None:
-                self.exists, self.state, self._absent_unknown = False, None, True
-            elif result["version"] >= self.version:
-                self.state, self.version = copy.deepcopy(result["state"]), result["version"]
-                self.exists = True
-                self._current = max(self._current, self.version)
-                self._absent_unknown = False
-        self._changed({"reason": "resync"})
+        if "error" in response and not (
+                self.path and response["error"].get("code") == INVALID_PARAMS):
+            raise RPCError(response["error"])
 
     def sync(self, version: Optional[int] = None, timeout: float = 30) -> Any:
         """Waits until the mirror reflects `version` of the store (default: its version now),
@@ -156,11 +156,12 @@ class Mirror:
         the mirror is as new as the version it carries."""
         deadline = time.monotonic() + timeout
         asked = False
+        replica = self._replica
         while True:
             with self._cond:
                 gap = self._gap
-                if not gap and version is not None and self._current >= version:
-                    return self.state
+                if not gap and version is not None and replica.current >= version:
+                    return replica.state
             if gap:
                 self.resync()
                 continue
@@ -172,11 +173,14 @@ class Mirror:
                     if self._gap:
                         continue
                     if reached is None:  # the path has no value now
-                        if self.exists:
+                        if replica.exists:
                             self._gap = True  # the mirror missed its removal: resync
                             continue
-                        return self.state
-                    self._current = max(self._current, reached)
+                        return replica.state
+                    if not replica.exists:
+                        self._gap = True  # the mirror missed the path's return: resync
+                        continue
+                    replica.reached(reached)
                     if version is None:
                         version = reached
                 continue
@@ -184,48 +188,48 @@ class Mirror:
             with self._cond:
                 target = version
                 if not self._cond.wait_for(
-                        lambda: self._current >= target or self._gap or self.client.closed,
+                        lambda: replica.current >= target or self._gap or self.client.closed,
                         remaining):
                     raise TimeoutError(
-                        f"mirror of {self.store}{self.path} stuck at {self.version} < {version}"
-                        f"{self.client._stderr_hint()}")
-                if self._current < target and not self._gap:
+                        f"mirror of {self.store}{self.path} stuck at {replica.version} < "
+                        f"{version}{self.client._stderr_hint()}")
+                if replica.current < target and not self._gap:
                     raise ServerExited(
                         f"the server exited with the mirror of {self.store}{self.path} at "
-                        f"{self.version} < {version}{self.client._stderr_hint()}")
+                        f"{replica.version} < {version}{self.client._stderr_hint()}")
 
     def _store_version(self, timeout: float) -> Optional[int]:
         """The store's version from `state/get` of the path; None when the path is absent."""
-        try:
-            version: int = self.client.request("state/get", self._params(),
-                                               timeout=timeout)["version"]
-            return version
-        except RPCError as error:
-            if error.code != -32602 or not self.path:
-                raise
+        response = self.client.request_raw("state/get", self._replica.params(), timeout=timeout)
+        if "error" in response:
+            if response["error"].get("code") != INVALID_PARAMS or not self.path:
+                raise RPCError(response["error"])
             return None
+        version: int = response["result"]["version"]
+        return version
 
     def wait_until(self, predicate: Callable[[Any], bool], timeout: float = 30) -> Any:
         """Waits until `predicate(state)` holds, checking each state the mirror reaches;
         returns that state. `TimeoutError` quotes the last state; `ServerExited` at once when
         the server is gone."""
         deadline = time.monotonic() + timeout
+        replica = self._replica
         while True:
             with self._cond:
                 gap = self._gap
-                if not gap and self.exists and predicate(self.state):
-                    return self.state
+                if not gap and replica.exists and predicate(replica.state):
+                    return replica.state
                 if not gap:
                     if self.client.closed:
                         raise ServerExited(
                             f"the server exited while waiting on {self.store}{self.path}; "
-                            f"last state (version {self.version}): {self.state!r}")
+                            f"last state (version {replica.version}): {replica.state!r}")
                     remaining = deadline - time.monotonic()
                     if remaining <= 0:
                         raise TimeoutError(
                             f"{self.store}{self.path} never satisfied the predicate within "
-                            f"{timeout}s; last state (version {self.version}): "
-                            f"{self.state!r}{self.client._stderr_hint()}")
+                            f"{timeout}s; last state (version {replica.version}): "
+                            f"{replica.state!r}{self.client._stderr_hint()}")
                     self._cond.wait(remaining)
                     continue
             self.resync()
