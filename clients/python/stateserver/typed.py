@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, Generic, Optional, TypeVar, cast
 
+from .mirror import Mirror
+
 ActionT = TypeVar("ActionT")
 StateT = TypeVar("StateT")
 EventT = TypeVar("EventT")
@@ -39,16 +41,14 @@ class TypedStore(Generic[ActionT, StateT, EventT]):
 
     def mirror(self, subscribe: bool = True) -> TypedMirror[StateT]:
         """A `Mirror` of the whole state, its `state` typed by the feature."""
-        from .mirror import Mirror
-        # Through Any: Mirror's own signature carries no annotations (yet).
-        return TypedMirror(cast(Any, Mirror)(self.client, self.store, subscribe=subscribe))
+        return TypedMirror(Mirror(self.client, self.store, subscribe=subscribe))
 
 
 class TypedMirror(Generic[StateT]):
     """A `Mirror` of a whole store whose `state` has its feature's type; `mirror` is the
     untyped one underneath (callbacks, counters)."""
 
-    def __init__(self, mirror: Any) -> None:
+    def __init__(self, mirror: Mirror) -> None:
         self.mirror = mirror
 
     @property
@@ -57,7 +57,7 @@ class TypedMirror(Generic[StateT]):
 
     @property
     def version(self) -> int:
-        return cast(int, self.mirror.version)
+        return self.mirror.version
 
     def sync(self, version: Optional[int] = None, timeout: float = 30) -> Optional[StateT]:
         """Waits until the mirror reflects `version` (default: the store's now); its state."""
