@@ -171,3 +171,25 @@ def test_the_sync_mirror_resyncs_when_a_patch_does_not_fit():
         mirror = Mirror(client, "s")
         assert mirror.sync(1, timeout=TIMEOUT) == {"n": 1}
         assert mirror.resyncs == 1 and client.listener_errors == []
+
+
+def test_the_phases_of_a_conversation():
+    connection = Connection()
+    assert connection.phase == "open" and connection.server is None
+    id, _ = connection.request("initialize", {"protocolVersion": 1})
+    connection.receive(json.dumps({"jsonrpc": "2.0", "id": id, "result": {
+        "protocolVersion": 1, "server": {"name": "stateserver"}}}).encode())
+    assert connection.phase == "initialized"
+    assert connection.server == {"protocolVersion": 1, "server": {"name": "stateserver"}}
+    connection.request("shutdown")
+    assert connection.phase == "shutting down" and not connection.closed
+    connection.end()
+    assert connection.phase == "over" and connection.closed
+
+
+def test_a_refused_initialize_leaves_the_conversation_open():
+    connection = Connection()
+    id, _ = connection.request("initialize", {"protocolVersion": 2})
+    connection.receive(json.dumps({"jsonrpc": "2.0", "id": id, "error": {
+        "code": -32602, "message": "Invalid params"}}).encode())
+    assert connection.phase == "open" and connection.server is None

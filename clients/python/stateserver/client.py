@@ -40,8 +40,10 @@ class Client:
                  record: Union[bool, int] = False) -> None:
         self.process = process
         self.on_line = on_line
-        # Changed by the reader thread and read by waiters: under `_cond`, except its listener
-        # list and hooks, which only the reader thread calls and list operations keep whole.
+        # The conversation: the reader thread changes it and waiters read it, under `_cond`.
+        # Its listeners and response hooks are called by the reader outside the lock (a hook
+        # takes its mirror's lock, under which a waiter may ask for this one); adding or
+        # dropping one is a single list or dict operation, which the GIL keeps whole.
         self._connection = Connection(record)
         self.messages = self._connection.messages  # the last `record` messages, in order
         self.notifications = MessageLog(record_capacity(record))  # the notifications among them

@@ -9,7 +9,7 @@ reads what it changes."""
 import itertools
 import json
 import os
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
 
 from .errors import RPCError, ServerExited
 from .log import MessageLog
@@ -98,20 +98,36 @@ class Incoming:
                 self.responses.append((id_key(item["id"]), item))
 
 
+#: The phases of a conversation, in order. `initialize` is optional (without it the server
+#: behaves as after one with the defaults), so a conversation starts `OPEN`, not waiting for it.
+OPEN = "open"
+INITIALIZED = "initialized"      # an `initialize` was answered (`Connection.server` holds it)
+SHUTTING_DOWN = "shutting down"  # a `shutdown` was sent: the server refuses other requests
+OVER = "over"                    # the server's output ended or broke the protocol
+
+
 class Connection:
-    """The conversation's state: open, then over once the server's output ended or broke the
-    protocol (`failure` says how). A line that is not JSON ends it: later lines are drained
-    and ignored, and every waiter is told `ServerExited`."""
+    """The conversation's state: `phase` goes from `OPEN` (or `INITIALIZED`) to `SHUTTING_DOWN`
+    and `OVER` once the server's output ended or broke the protocol (`failure` says how). A
+    line that is not JSON ends it: later lines are drained and ignored, and every waiter is
+    told `ServerExited`."""
 
     def __init__(self, record: Union[bool, int] = False) -> None:
         self.messages = MessageLog(record_capacity(record))
         self.listener_errors: List[Tuple[Message, Exception]] = []
         self.listeners: List[Listener] = []
-        self.closed = False
+        self.phase = OPEN
         self.failure: Optional[str] = None
+        #: The result of the last answered `initialize` (protocol version, server, capabilities).
+        self.server: Optional[Dict[str, Any]] = None
         self._ids = itertools.count(1)
         self._hooks: Dict[str, ResponseHook] = {}
+        self._initializing: Set[str] = set()
         self._close_callbacks: List[Callable[[], None]] = []
+
+    @property
+    def closed(self) -> bool:
+        return self.phase == OVER
 
     # Sending
 
@@ -139,6 +155,10 @@ class Connection:
             message["params"] = params
         if on_response is not None:
             self._hooks[id_key(id)] = on_response
+        if method == "initialize":
+            self._initializing.add(id_key(id))
+        elif method == "shutdown" and self.phase != OVER:
+            self.phase = SHUTTING_DOWN
         return id, self.encode(message)
 
     def notification(self, method: str, params: Any = None) -> bytes:
@@ -150,6 +170,7 @@ class Connection:
     def forget(self, id: Any) -> None:
         """The request `id` is no longer awaited (timed out or cancelled): its hook is dropped."""
         self._hooks.pop(id_key(id), None)
+        self._initializing.discard(id_key(id))
 
     # Receiving
 
@@ -171,6 +192,10 @@ class Connection:
             except Exception as error:  # noqa: BLE001 - one bad listener must not stop reading
                 self.report_listener_error(message, error)
         for key, response in incoming.responses:
+            if key in self._initializing:
+                self._initializing.discard(key)
+                if "result" in response and self.phase in (OPEN, INITIALIZED):
+                    self.phase, self.server = INITIALIZED, response["result"]
             hook = self._hooks.pop(key, None)
             if hook is not None:
                 try:
@@ -187,8 +212,9 @@ class Connection:
         none on a later call)."""
         if self.closed:
             return []
-        self.closed = True
+        self.phase = OVER
         self._hooks.clear()
+        self._initializing.clear()
         callbacks, self._close_callbacks = self._close_callbacks, []
         return callbacks
 
