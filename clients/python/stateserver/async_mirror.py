@@ -4,7 +4,7 @@ from typing import Any, Callable, Dict, Optional, Protocol, Set
 
 from .connection import Message, ResponseHook
 from .errors import RPCError, ServerExited
-from .replica import GAP, APPLIED, INVALID_PARAMS, ChangeCallback, Replica
+from .replica import APPLIED, GAP, INVALID_PARAMS, ChangeCallback, Replica
 
 __all__ = ["AsyncMirror", "AsyncMirrorClient"]
 
@@ -157,18 +157,12 @@ class AsyncMirror:
 
         def on_response(response: Dict[str, Any]) -> None:
             nonlocal absent
-            if "error" in response:
-                # A resync of a path that is gone: absent until a patch adds it back.
-                absent = response["error"].get("code") == INVALID_PARAMS
-                if first or not self.path or not absent:
-                    return
-                self._fetching, self._failure = False, None
-                self._replica.lose_path()
-                self._changed({"reason": "resync"})
-                return
+            change = self._replica.answer(response, method == "state/subscribe", first)
+            if change is None:
+                return  # an error: raised below
+            absent = "error" in response  # a resync of a path that is gone
             self._fetching, self._failure = False, None
-            self._replica.load(response["result"], method == "state/subscribe")
-            self._changed({"reason": "load" if first else "resync"})
+            self._changed({"reason": change})
 
         try:
             response = await self.client.request_raw(method, self._replica.params(),
@@ -176,7 +170,7 @@ class AsyncMirror:
             if "error" in response:
                 raise RPCError(response["error"])
         except BaseException as error:
-            if absent and not first and self.path:
+            if absent:
                 return  # handled when the answer was read: not a failure
             self._fetching, self._failure = False, error
             self._wake()

@@ -110,16 +110,12 @@ class Mirror:
         """Takes a fetch's answer on the reader thread, where it sits among the patches."""
         def taken(response: Dict[str, Any]) -> None:
             with self._cond:
-                if "error" in response:
-                    absent = response["error"].get("code") == INVALID_PARAMS
-                    if reason == "load" or not self.path or not absent:
-                        return  # the caller raises it
-                    self._replica.lose_path()  # a resync of a path that is gone
-                else:
-                    self._replica.load(response["result"], subscription)
+                change = self._replica.answer(response, subscription, first=reason == "load")
+                if change is None:
+                    return  # an error: the caller raises it
                 self._gap = False
                 self._cond.notify_all()
-            self._changed({"reason": reason})
+            self._changed({"reason": change})
         return taken
 
     def _on_message(self, message: Message) -> None:

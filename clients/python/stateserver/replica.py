@@ -1,7 +1,7 @@
 """The copy of a store's state that both mirrors keep: which patch fits which version, and how
 a patch of the store's root lands on a copy of one subtree. No I/O and no waiting: `Mirror`
 and `AsyncMirror` feed it the answers and patches they read and act on what it says."""
-from typing import Any, Callable, Dict, Mapping
+from typing import Any, Callable, Dict, Mapping, Optional
 
 import jsonpatch  # type: ignore[import-untyped]  # no stubs; one call, checked by tests
 
@@ -55,6 +55,18 @@ class Replica:
         self.version = result["version"]
         self.current = max(self.current, result["version"])
         self.floor = result["version"] if subscription or not self.path else 0
+
+    def answer(self, response: Mapping[str, Any], subscription: bool, first: bool) -> Optional[str]:
+        """Takes the answer of a fetch (`first`: the mirror's first), read exactly where it sits
+        in the server's output. Returns the reason of the change ("load" or "resync"), or None
+        for an error the fetch's caller raises; a resync of a path that is gone is a change."""
+        if "error" in response:
+            if first or not self.path or response["error"].get("code") != INVALID_PARAMS:
+                return None
+            self.lose_path()
+            return "resync"
+        self.load(response["result"], subscription)
+        return "load" if first else "resync"
 
     def lose_path(self) -> None:
         """A fetch of the path found no value: absent until a patch adds it back."""
