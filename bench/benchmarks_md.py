@@ -42,7 +42,8 @@ def benchmark_names(bench_dir):
 
 
 def description(run_sh):
-    """The first paragraph of a run.sh's leading comment, as one line of prose."""
+    """The first paragraph of a run.sh's leading comment, as one line of prose, up to its
+    `Env:` (how to run it is bench/README.md's business, not the results')."""
     words = []
     for line in Path(run_sh).read_text().splitlines()[1:]:
         if not line.startswith("#"):
@@ -53,7 +54,7 @@ def description(run_sh):
                 break
             continue
         words.append(text)
-    return " ".join(words)
+    return sanitized(re.split(r"\s*Env:", " ".join(words), maxsplit=1)[0])
 
 
 def machine():

@@ -41,7 +41,8 @@ def run(tmp_path):
     bench(bench_dir, "scale", "# Many stores at once: memory per store.\n# Target: flat.\n#\n"
                               "# Env: BENCH_SCALE.")
     bench(bench_dir, "json", "# JSON layer: Swift against C.")
-    bench(bench_dir, "server", "# The server against the C echo.")
+    bench(bench_dir, "server", "# The server against the C echo and the peer\n"
+                               "# (../shared/bench/peer.py). Env: STATESERVER_BIN.")
     bench(bench_dir, "attach", "# Attach: a stalled client.")
     bench(bench_dir, "zebra", "# Not run this time.")
     finished(results, "server", 0, stdout=f"ratio 1.80x (peer {ROOT.parent}/shared/bench/x.py)\n")
@@ -81,6 +82,9 @@ def test_a_section_has_the_run_shs_first_paragraph_its_outcome_and_its_figures(r
     scale = page.split("## bench/scale", 1)[1]
     assert "Many stores at once: memory per store. Target: flat.\n" in scale
     assert "Env: BENCH_SCALE" not in scale
+    server = page.split("## bench/server", 1)[1]
+    assert "The server against the C echo and the peer ($STATESERVER_SHARED/bench/peer.py).\n" \
+        in server and "STATESERVER_BIN" not in server
     assert "Outcome: **ok**, 12 s." in scale
     assert "```\nstores 10000: 3.1 KB each\n```" in scale
 
