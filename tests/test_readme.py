@@ -8,7 +8,8 @@ What each fenced block of README.md and docs/guide/*.md is, by its language:
 - `python`: the blocks of one file are one program, run in order in one process, except a
   block opening with `# test_NAME.py: run with pytest`, which pytest runs with the plugin. A
   comment on a `print(...)` line is what it prints (a Python literal, else the exact text)
-  unless it holds `...`; a program may end on an `RPCError` only where a comment shows it.
+  unless it holds `...`, and each program keeps at least one such promise; a program may end
+  on an `RPCError` only where a comment shows it.
 - `js`: run with node against clients/typescript.
 - `swift`: the feature of docs/guide/writing-a-feature.md is compiled and tested in
   Tests/StateKitTests/ReadmeTodosTests.swift, and must be the same code as there; its
