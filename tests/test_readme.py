@@ -12,8 +12,10 @@ What each fenced block of README.md and docs/guide/*.md is, by its language:
   on an `RPCError` only where a comment shows it.
 - `js`: run with node against clients/typescript.
 - `swift`: the feature of docs/guide/writing-a-feature.md is compiled and tested in
-  Tests/StateKitTests/ReadmeTodosTests.swift, and must be the same code as there; its
-  dependent package's manifest is resolved by tests/test_getting_started.py.
+  Tests/StateKitTests/ReadmeTodosTests.swift, and must be the same code as there; its test's
+  lines are, in order, lines of that file's test of the same name; its `main.swift` makes the
+  call Examples/Timers compiles (`make example-test`); its dependent package's manifest is
+  resolved by tests/test_getting_started.py. No other Swift block may appear there.
 - `bash`, `lua`, `json`, `ts` are shown, not run here: commands that install, build or serve
   until stopped, a Neovim set-up, a history entry (the protocol's schema tests describe it);
   the `ts` and the bindings' `python` in docs/reference/bindings.md are checked by
@@ -327,6 +329,54 @@ def test_the_guides_feature_is_the_one_the_swift_tests_compile():
     start = tested.index("actor TodoAPI")
     end = tested.index("\n}\n", tested.index("struct Todos: Feature")) + 3
     assert swift_code(feature) == swift_code("import StateKit\n\n" + tested[start:end])
+
+
+def swift_function_body(lines, name):
+    """The lines of the function `name` in swift_code lines, without its signature and brace."""
+    start = next(i for i, line in enumerate(lines) if f"func {name}(" in line)
+    indent = len(lines[start]) - len(lines[start].lstrip())
+    end = next(i for i in range(start + 1, len(lines))
+               if lines[i].startswith(" " * indent + "}") and
+               len(lines[i]) - len(lines[i].lstrip()) == indent)
+    return [line.strip() for line in lines[start + 1:end]]
+
+
+def guide_swift_blocks():
+    guide = ROOT / "docs/guide/writing-a-feature.md"
+    return [body for _, _, body, _ in blocks(guide, "swift")]
+
+
+def test_the_guides_test_is_part_of_the_one_the_swift_tests_run():
+    test, = [body for body in guide_swift_blocks() if "@Test func" in body]
+    name = re.search(r"@Test func (\w+)\(", test).group(1)
+    shown = swift_function_body(swift_code(test), name)
+    tested = swift_function_body(
+        swift_code((ROOT / "Tests/StateKitTests/ReadmeTodosTests.swift").read_text()), name)
+    assert len(shown) >= 8, shown
+    position = 0
+    for line in shown:
+        assert line in tested[position:], \
+            f"{line!r} is not in ReadmeTodosTests' {name} (after the lines before it)"
+        position = tested.index(line, position) + 1
+
+
+def test_the_guides_main_makes_the_call_the_example_app_compiles():
+    main, = [body for body in guide_swift_blocks() if "Server.main(" in body]
+    example = (ROOT / "Examples/Timers/Sources/timers/main.swift").read_text()
+    shape = re.compile(r'^Server\.main\(name: "[\w-]+", version: "[\d.]+", '
+                       r'features: \[\w+\([^\]]*\)\.descriptor\(\)\]\)$', re.M)
+    assert shape.search(main) and shape.search(example)
+    assert "import StateServer" in main and "import StateServer" in example
+
+
+def test_the_guide_has_no_swift_block_left_unchecked():
+    kinds = [("struct Todos: Feature" in body) + 2 * ("@Test func" in body) +
+             4 * ("Server.main(" in body) + 8 * body.startswith("// swift-tools-version")
+             for body in guide_swift_blocks()]
+    assert sorted(kinds) == [1, 2, 4, 8], kinds
+    others = [name(path) for path in RUN if path.name != "writing-a-feature.md"
+              and blocks(path, "swift")]
+    assert not others, f"Swift blocks nothing compiles: {others}"
 
 
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
