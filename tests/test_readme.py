@@ -22,7 +22,7 @@ What each fenced block of README.md and docs/guide/*.md is, by its language:
   tests/test_bindings.py.
 A block of any other language fails `test_every_block_is_of_a_kind_this_file_checks`.
 
-Every relative link in README.md and docs/**/*.md must lead to a file of this repository (and
+Every relative link in README.md, bench/README.md and docs/**/*.md must lead to a file of this repository (and
 to a heading, for a `#fragment` into Markdown)."""
 import ast
 import contextlib
@@ -45,7 +45,7 @@ GUIDES = sorted((ROOT / "docs" / "guide").glob("*.md"))
 # Where sessions are run: the README and every guide (docs/reference for console sessions).
 RUN = [ROOT / "README.md", *GUIDES]
 CONSOLE = [*RUN, *sorted((ROOT / "docs" / "reference").glob("*.md"))]
-LINKED = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+LINKED = [ROOT / "README.md", ROOT / "bench" / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 KINDS = {"console", "sh", "python", "js", "swift", "bash", "lua", "json", "ts"}
 PYTEST_BLOCK = re.compile(r"# (test_\w+\.py): run with pytest\n")
 
