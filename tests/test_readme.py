@@ -22,8 +22,8 @@ What each fenced block of README.md and docs/guide/*.md is, by its language:
   tests/test_bindings.py.
 A block of any other language fails `test_every_block_is_of_a_kind_this_file_checks`.
 
-Every relative link in README.md, bench/README.md and docs/**/*.md must lead to a file of this repository (and
-to a heading, for a `#fragment` into Markdown)."""
+Every relative link in README.md, bench/README.md and docs/**/*.md must lead to a file of this
+repository (and to a heading, for a `#fragment` into Markdown)."""
 import ast
 import contextlib
 import io
