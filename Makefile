@@ -103,10 +103,14 @@ node-test:
 
 # The benchmarks build with the same flags, so they measure the binary `make run` starts.
 # Every benchmark runs even when one misses its target; the exit status reports the misses.
+# bench/benchmarks_md.py runs each bench/*/run.sh, keeps its output in $(BENCH_OUT) and writes
+# docs/benchmarks.md from this run (bench/README.md). `make bench BENCH=server` runs one (its page
+# goes to $(BENCH_OUT)/benchmarks.md), and BENCH_SCALE=0.2 makes a quick run.
+BENCH_OUT ?= .build/bench
+BENCH ?=
 bench: release
-	@export SWIFT_RELEASE_FLAGS="$(RELEASE_FLAGS)"; missed=""; \
-	for b in bench/*/run.sh; do echo "== $$b"; "$$b" || missed="$$missed $$b"; done; \
-	if [ -n "$$missed" ]; then echo "below target or failed:$$missed"; exit 1; fi
+	@SWIFT_RELEASE_FLAGS="$(RELEASE_FLAGS)" $(PYTHON) bench/benchmarks_md.py run \
+	  --results "$(abspath $(BENCH_OUT))" $(BENCH)
 
 # A long seeded fuzz of the release binary (scripts/fuzz.py): every line followed by a probe, every
 # reply checked against the JSON-RPC oracle. `make fuzz N=10000000 SEED=7`; a short run is in the

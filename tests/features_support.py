@@ -1,8 +1,8 @@
 """A small protocol client for the reference-app tests: spawns `stateserver`, sends
 JSON-RPC requests, and keeps the notifications (patches, events) that arrive meanwhile.
 
-Only the protocol (docs/protocol.md) is spoken here; nothing reaches into the server. Waiting is done with
-`wait: "settled"` on dispatch, never with sleeps.
+Only the protocol (docs/reference/protocol.md) is spoken here; nothing reaches into the server.
+Waiting is done with `wait: "settled"` on dispatch, never with sleeps.
 """
 import json
 import os

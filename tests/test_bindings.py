@@ -128,17 +128,17 @@ def test_the_typed_store_talks_to_a_real_server(spawn):
     assert synced is not None and [note["text"] for note in synced["notes"]] == ["Egret"]
 
 
-def readme_block(language):
+def reference_block(language):
+    """The one `language` block of docs/reference/bindings.md."""
     import re
-    readme = (REPO / "README.md").read_text()
-    section = readme.split("## Typed bindings", 1)[1].split("\n## ", 1)[0]
-    blocks = re.findall(rf"^```{language}\n(.*?)^```$", section, re.M | re.S)
+    text = (REPO / "docs" / "reference" / "bindings.md").read_text()
+    blocks = re.findall(rf"^```{language}\n(.*?)^```$", text, re.M | re.S)
     assert len(blocks) == 1
     return blocks[0]
 
 
-def test_the_readme_typescript_snippet_type_checks(tmp_path):
-    code = readme_block("ts").replace("./clients/typescript/src/", str(TS / "src") + "/")
+def test_the_bindings_reference_typescript_snippet_type_checks(tmp_path):
+    code = reference_block("ts").replace("./clients/typescript/src/", str(TS / "src") + "/")
     (tmp_path / "package.json").write_text('{"type": "module"}')
     (tmp_path / "snippet.ts").write_text(code + "\nexport {};\n")
     shutil.copy(TS / "test-types" / "node-shim.d.ts", tmp_path / "node-shim.d.ts")
@@ -147,17 +147,17 @@ def test_the_readme_typescript_snippet_type_checks(tmp_path):
     (tmp_path / "tsconfig.json").write_text(json.dumps(config))
     done = run([tool("tsc"), "-p", "tsconfig.json"], tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
-    # The commented-out line is the refusal the README promises.
+    # The commented-out line is the refusal the reference promises.
     wrong = code.replace("// await client.dispatch", "await client.dispatch")
     (tmp_path / "snippet.ts").write_text(wrong + "\nexport {};\n")
     done = run([tool("tsc"), "-p", "tsconfig.json"], tmp_path)
     assert "'txt' does not exist in type 'NotesAddAction'" in done.stdout, done.stdout
 
 
-def test_the_readme_python_snippet_type_checks_and_prints_what_it_says(stateserver_bin, tmp_path):
+def test_the_bindings_reference_python_snippet_type_checks_and_prints_what_it_says(stateserver_bin, tmp_path):
     import contextlib
     import io
-    code = readme_block("python")
+    code = reference_block("python")
     (tmp_path / "snippet.py").write_text(code)
     # The sync client's own methods carry no annotations yet: calling them is allowed here.
     done = run([tool("mypy"), "--strict", "--allow-untyped-calls", "--follow-imports=silent",
@@ -165,6 +165,6 @@ def test_the_readme_python_snippet_type_checks_and_prints_what_it_says(stateserv
     assert done.returncode == 0, done.stdout + done.stderr
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
-        exec(compile(code.replace('"stateserver"', repr(str(stateserver_bin))), "README.md",
+        exec(compile(code.replace('"stateserver"', repr(str(stateserver_bin))), "bindings.md",
                      "exec"), {"__name__": "readme"})
     assert printed.getvalue() == "Heron None\n"

@@ -11,7 +11,7 @@ _spec = importlib.util.spec_from_file_location("export_schemas", REPO / "scripts
 export = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(export)
 
-# Actions a client sends, per store, in order: the README's walkthrough, with every
+# Actions a client sends, per store, in order: docs/guide/reference-app.md's walkthrough, with every
 # optional field set at least once somewhere.
 SCENARIO = [
     ("counter", {"type": "increment"}),

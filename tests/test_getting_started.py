@@ -10,6 +10,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()
+# The guide that writes a feature and serves it from a package of one's own.
+FEATURE_GUIDE = (ROOT / "docs" / "guide" / "writing-a-feature.md").read_text()
 TIMEOUT = 600  # `make` checks the set-up and the build first: slow on a loaded machine
 DISPATCH = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "dispatch", "params": {
     "store": "counter", "action": {"type": "increment"}}})
@@ -65,27 +67,27 @@ def test_the_readme_installs_before_it_runs_stateserver_from_path():
     assert "~/.local/bin" in README[:first_use] and "PREFIX" in README[:first_use]
 
 
-def test_the_readme_says_how_to_depend_on_the_package_by_path():
-    assert re.search(r'\.package\(path: "[^"]+"\)', README)
-    assert "directory name" in README  # SwiftPM names a path dependency after its directory
+def test_the_feature_guide_says_how_to_depend_on_the_package_by_path():
+    assert re.search(r'\.package\(path: "[^"]+"\)', FEATURE_GUIDE)
+    assert "directory name" in FEATURE_GUIDE  # SwiftPM names a path dependency after its directory
 
 
 def swift():
     return shutil.which("swift") or "/opt/swift/usr/bin/swift"
 
 
-def readme_manifest():
-    manifest = re.search(r"```swift\n(// swift-tools-version.*?)```", README, re.S)
-    assert manifest, "README has no Package.swift of a dependent package"
+def guide_manifest():
+    manifest = re.search(r"```swift\n(// swift-tools-version.*?)```", FEATURE_GUIDE, re.S)
+    assert manifest, "docs/guide/writing-a-feature.md has no Package.swift of a dependent package"
     return manifest.group(1)
 
 
 def dependent_package(tmp_path, clone_name):
-    """The README's manifest in an app next to a clone of this package named `clone_name`."""
+    """The feature guide's manifest in an app next to a clone of this package named `clone_name`."""
     (tmp_path / clone_name).symlink_to(ROOT, target_is_directory=True)
     app = tmp_path / "app"
     (app / "Sources" / "todos-app").mkdir(parents=True)
-    (app / "Package.swift").write_text(readme_manifest().replace(
+    (app / "Package.swift").write_text(guide_manifest().replace(
         '"../stateserver"', f'"../{clone_name}"'))
     (app / "Sources" / "todos-app" / "main.swift").write_text("import StateServer\n")
     return app
@@ -96,12 +98,12 @@ def show_dependencies(app):
                           capture_output=True, text=True, timeout=TIMEOUT)
 
 
-def test_the_readmes_manifest_resolves_against_a_clone_named_stateserver(tmp_path):
+def test_the_guides_manifest_resolves_against_a_clone_named_stateserver(tmp_path):
     result = show_dependencies(dependent_package(tmp_path, "stateserver"))
     assert result.returncode == 0, result.stderr
 
 
-def test_the_package_name_is_the_clones_directory_name_as_the_readme_says(tmp_path):
+def test_the_package_name_is_the_clones_directory_name_as_the_guide_says(tmp_path):
     result = show_dependencies(dependent_package(tmp_path, "my-clone"))
     assert result.returncode != 0
     assert "unknown package 'stateserver'" in result.stderr and "'my-clone'" in result.stderr

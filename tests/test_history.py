@@ -195,8 +195,8 @@ def settled(client, store, action):
 
 
 def every_feature_session(client):
-    """The README's walk through the reference app, plus a rewind and a store opened and
-    closed: every feature, every kind of entry."""
+    """The walk through the reference app (docs/guide/reference-app.md), plus a rewind and a
+    store opened and closed: every feature, every kind of entry."""
     settled(client, "counter", {"type": "increment"})
     settled(client, "counter", {"type": "incrementLater", "afterMs": 20})
     settled(client, "backend", {"type": "setLatency", "ms": 5})

@@ -1,7 +1,29 @@
-"""README.md's sessions, run as a newcomer would paste them: the console sessions must print
-exactly what the README shows, the Python snippets must run and print what their comments
-promise, and the Node snippet must run. (The Swift feature is compiled and tested verbatim in
-Tests/StateKitTests/ReadmeTodosTests.swift.)"""
+"""The README's and the guides' sessions, run as a newcomer would paste them.
+
+What each fenced block of README.md and docs/guide/*.md is, by its language:
+- `console`: each `$ ` command runs with `stateserver` and `stateserver-msg` on PATH (as after
+  `make install`) and must print exactly the lines shown (JSON compared as JSON). Console
+  sessions in docs/reference/ run too.
+- `sh`: a one-liner that runs; every reply it prints must be a success.
+- `python`: the blocks of one file are one program, run in order in one process, except a
+  block opening with `# test_NAME.py: run with pytest`, which pytest runs with the plugin. A
+  comment on a `print(...)` line is what it prints (a Python literal, else the exact text)
+  unless it holds `...`, and each program keeps at least one such promise; a program may end
+  on an `RPCError` only where a comment shows it.
+- `js`: run with node against clients/typescript.
+- `swift`: the feature of docs/guide/writing-a-feature.md is compiled and tested in
+  Tests/StateKitTests/ReadmeTodosTests.swift, and must be the same code as there; its test's
+  lines are, in order, lines of that file's test of the same name; its `main.swift` makes the
+  call Examples/Timers compiles (`make example-test`); its dependent package's manifest is
+  resolved by tests/test_getting_started.py. No other Swift block may appear there.
+- `bash`, `lua`, `json`, `ts` are shown, not run here: commands that install, build or serve
+  until stopped, a Neovim set-up, a history entry (the protocol's schema tests describe it);
+  the `ts` and the bindings' `python` in docs/reference/bindings.md are checked by
+  tests/test_bindings.py.
+A block of any other language fails `test_every_block_is_of_a_kind_this_file_checks`.
+
+Every relative link in README.md, bench/README.md and docs/**/*.md must lead to a file of this
+repository (and to a heading, for a `#fragment` into Markdown)."""
 import ast
 import contextlib
 import io
@@ -19,75 +41,112 @@ import pytest
 from stateserver import RPCError
 
 ROOT = Path(__file__).resolve().parent.parent
-README = (ROOT / "README.md").read_text()
+GUIDES = sorted((ROOT / "docs" / "guide").glob("*.md"))
+# Where sessions are run: the README and every guide (docs/reference for console sessions).
+RUN = [ROOT / "README.md", *GUIDES]
+CONSOLE = [*RUN, *sorted((ROOT / "docs" / "reference").glob("*.md"))]
+LINKED = [ROOT / "README.md", ROOT / "bench" / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+KINDS = {"console", "sh", "python", "js", "swift", "bash", "lua", "json", "ts"}
+PYTEST_BLOCK = re.compile(r"# (test_\w+\.py): run with pytest\n")
 
 
-def blocks(language):
-    """The fenced blocks of `language`, in order, with the heading each one sits under."""
+def name(path):
+    return str(path.relative_to(ROOT))
+
+
+def blocks(path, language=None):
+    """The fenced blocks of `path` (of `language`, or all), in order: (heading, language, body,
+    line) with the heading each one sits under."""
+    text = path.read_text()
     found = []
     heading = None
-    for match in re.finditer(r"^(#+ [^\n]*)$|^```(\w+)\n(.*?)^```$", README, re.M | re.S):
+    for match in re.finditer(r"^(#+ [^\n]*)$|^```(\w*)\n(.*?)^```$", text, re.M | re.S):
         if match.group(1):
             heading = match.group(1).lstrip("# ").strip()
-        elif match.group(2) == language:
-            found.append((heading, match.group(3)))
+        elif language is None or match.group(2) == language:
+            line = text.count("\n", 0, match.start()) + 1
+            found.append((heading, match.group(2), match.group(3), line))
     return found
 
 
-@pytest.fixture
-def path_env(stateserver_bin):
-    """An environment whose PATH finds `stateserver`, as after installing it."""
+@pytest.fixture(scope="session")
+def path_env(stateserver_bin, tmp_path_factory):
+    """An environment whose PATH finds `stateserver` and `stateserver-msg` by those names, as
+    after `make install` (the binary under test may be called otherwise)."""
+    bin_dir = tmp_path_factory.mktemp("installed-bin")
+    (bin_dir / "stateserver").symlink_to(Path(stateserver_bin).resolve())
+    (bin_dir / "stateserver-msg").symlink_to(ROOT / "clients" / "shell" / "stateserver-msg")
     env = dict(os.environ)
-    env["PATH"] = f"{Path(stateserver_bin).parent}{os.pathsep}{env.get('PATH', '')}"
+    env["PATH"] = f"{bin_dir}{os.pathsep}{env.get('PATH', '')}"
     return env
 
 
 def console_sessions():
-    """(command, expected output lines) for every `$` command of the console blocks."""
+    """(where, command, expected output lines) for every `$` command of the console blocks."""
     sessions = []
-    for _, body in blocks("console"):
-        command, expected = None, None
-        for line in body.splitlines():
-            if line.startswith("$ "):
-                if command is not None:
-                    sessions.append((command, expected))
-                command, expected = line[2:], []
-            elif command is not None and (command.endswith("\\") or line[:1].isspace()) \
-                    and not expected:
-                command += "\n" + line
-            elif line.strip() and command is not None:
-                expected.append(line)
-        if command is not None:
-            sessions.append((command, expected))
+    for path in CONSOLE:
+        for _, _, body, first_line in blocks(path, "console"):
+            command, expected, where = None, None, None
+            for offset, line in enumerate(body.splitlines()):
+                if line.startswith("$ "):
+                    if command is not None:
+                        sessions.append((where, command, expected))
+                    command, expected = line[2:], []
+                    where = f"{name(path)}:{first_line + 1 + offset}"
+                elif command is not None and (command.endswith("\\") or line[:1].isspace()) \
+                        and not expected:
+                    command += "\n" + line
+                elif line.strip() and command is not None:
+                    expected.append(line)
+            if command is not None:
+                sessions.append((where, command, expected))
     return sessions
 
 
-# Python blocks that are whole programs of their own, run by their own tests below; every
-# other block after "A Python session" belongs to the feature walkthrough.
-OWN_PROGRAMS = ("A Python session", "Python with asyncio", "Testing with pytest")
+def parsed(line):
+    """A line of output as compared: its JSON value, or the text when it is not JSON."""
+    try:
+        return json.loads(line)
+    except ValueError:
+        return line
 
 
-def test_the_readme_has_the_sessions_this_file_runs():
-    assert len(console_sessions()) >= 3
-    assert [heading for heading, _ in blocks("python")][:4] == [
-        *OWN_PROGRAMS, "The reference app, feature by feature"]
-    assert len(blocks("sh")) >= 7 and len(blocks("js")) == 1
+def test_the_docs_have_the_sessions_this_file_runs():
+    readme = ROOT / "README.md"
+    assert len([s for s in console_sessions() if s[0].startswith("README.md")]) >= 3
+    assert [heading for heading, *_ in blocks(readme, "python")] == ["A Python session"]
+    assert {path.name for path in GUIDES} >= {
+        "writing-a-feature.md", "clients.md", "testing.md", "history-and-replay.md",
+        "devtools.md", "attach.md", "reference-app.md"}
+    assert len(blocks(ROOT / "docs/guide/reference-app.md", "sh")) >= 7
+    assert len(blocks(ROOT / "docs/guide/clients.md", "js")) == 1
 
 
-@pytest.mark.parametrize("command,expected", console_sessions(), ids=lambda value: (
-    value.splitlines()[0][:60] if isinstance(value, str) else None))
-def test_console_sessions_print_what_the_readme_shows(command, expected, stateserver_bin):
-    command = command.replace(".build/release/stateserver", stateserver_bin)
+@pytest.mark.parametrize("path", RUN, ids=name)
+def test_every_block_is_of_a_kind_this_file_checks(path):
+    unknown = [(line, language) for _, language, _, line in blocks(path)
+               if language not in KINDS]
+    assert not unknown, f"{name(path)}: blocks this test does not know how to check: {unknown}"
+
+
+@pytest.mark.parametrize("where,command,expected", console_sessions(), ids=lambda value: (
+    value if isinstance(value, str) and re.fullmatch(r"[\w/.-]+:\d+", value) else None))
+def test_console_sessions_print_what_the_docs_show(where, command, expected, path_env):
     result = subprocess.run(["bash", "-c", command], cwd=ROOT, capture_output=True, text=True,
-                            timeout=60, stdin=subprocess.DEVNULL)
+                            timeout=60, stdin=subprocess.DEVNULL, env=path_env)
     assert result.returncode == 0, result.stderr
-    assert [json.loads(line) for line in result.stdout.splitlines()] == \
-        [json.loads(line) for line in expected]
+    assert [parsed(line) for line in result.stdout.splitlines()] == \
+        [parsed(line) for line in expected], where
 
 
-@pytest.mark.parametrize("heading,body", blocks("sh")[1:], ids=lambda value: (
+def sh_blocks():
+    return [(f"{name(path)}:{line}", body) for path in RUN
+            for _, _, body, line in blocks(path, "sh")]
+
+
+@pytest.mark.parametrize("where,body", sh_blocks(), ids=lambda value: (
     value if isinstance(value, str) and "\n" not in value else None))
-def test_feature_one_liners_run_and_every_reply_succeeds(heading, body, path_env):
+def test_shell_one_liners_run_and_every_reply_succeeds(where, body, path_env):
     result = subprocess.run(["bash", "-c", body], cwd=ROOT, capture_output=True, text=True,
                             timeout=60, env=path_env)
     assert result.returncode == 0, result.stderr
@@ -96,9 +155,9 @@ def test_feature_one_liners_run_and_every_reply_succeeds(heading, body, path_env
     assert replies and all("result" in reply for reply in replies), messages
 
 
-def literal_comment(line):
-    """What a `print(...)  # comment` line promises: a Python literal, a plain word or number
-    printed as is, or None for prose (and for no comment)."""
+def print_comment(line):
+    """What a `print(...)  # comment` line promises: ("literal", value), ("text", text), or None
+    for no comment or one that elides (`...`)."""
     if "#" not in line:
         return None
     comment = line.split("#", 1)[1].strip()
@@ -107,43 +166,29 @@ def literal_comment(line):
     try:
         return ("literal", ast.literal_eval(comment))
     except (ValueError, SyntaxError):
-        return ("text", comment) if re.fullmatch(r"[\w .-]+", comment) else None
+        return ("text", comment)
 
 
-def run_python(code, path_env, monkeypatch):
-    """Runs `code` with `stateserver` on PATH; returns its stdout and what it raised."""
-    monkeypatch.setenv("PATH", path_env["PATH"])
-    output = io.StringIO()
-    raised = None
-    with contextlib.redirect_stdout(output):
-        try:
-            exec(compile(code, "README.md", "exec"), {"__name__": "readme"})
-        except RPCError as error:
-            raised = error
-    return output.getvalue(), raised
-
-
-def top_level_prints(code):
-    """Line numbers of the print calls outside function bodies, in order."""
-    lines = []
-
-    def visit(node, in_function):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            in_function = True
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-                and node.func.id == "print" and not in_function):
-            lines.append(node.lineno)
-        for child in ast.iter_child_nodes(node):
-            visit(child, in_function)
-
-    visit(ast.parse(code), False)
-    return sorted(lines)
+def promised_prints(code):
+    """The print calls of `code` in source order, each with what its comment promises; a print
+    whose first argument is blank-led text is a log of notifications and is left out (its
+    lines are indented)."""
+    calls = []
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                and node.func.id == "print":
+            first = node.args[0] if node.args else None
+            if isinstance(first, ast.Constant) and isinstance(first.value, str) \
+                    and first.value[:1].isspace():
+                continue
+            calls.append(node.lineno)
+    source = code.splitlines()
+    return [print_comment(source[line - 1]) for line in sorted(calls)]
 
 
 def check_prints(code, printed):
-    """Each print with a literal comment printed that literal (notifications are indented)."""
-    source = code.splitlines()
-    expectations = [literal_comment(source[line - 1]) for line in top_level_prints(code)]
+    """Each print printed what its comment promises; returns how many promises were checked."""
+    expectations = promised_prints(code)
     lines = [line for line in printed.splitlines() if not line.startswith(" ")]
     assert len(lines) == len(expectations), printed
     checked = 0
@@ -159,53 +204,99 @@ def check_prints(code, printed):
     return checked
 
 
-def test_the_python_session_prints_what_its_comments_say(path_env, monkeypatch):
-    (_, code), = [block for block in blocks("python") if block[0] == "A Python session"]
-    printed, raised = run_python(code, path_env, monkeypatch)
+def run_python(code, where, path_env, monkeypatch):
+    """Runs `code` with `stateserver` on PATH; returns its stdout and what it raised. A server
+    it left running (a `subprocess.Popen`) is sent the end of input and must exit 0."""
+    monkeypatch.setenv("PATH", path_env["PATH"])
+    output = io.StringIO()
+    raised = None
+    namespace = {"__name__": "docs"}
+    with contextlib.redirect_stdout(output):
+        try:
+            exec(compile(code, where, "exec"), namespace)
+        except RPCError as error:
+            raised = error
+        for value in list(namespace.values()):
+            if isinstance(value, subprocess.Popen):
+                value.stdin.close()
+                assert value.wait(timeout=30) == 0
+    return output.getvalue(), raised
+
+
+def python_programs():
+    """(where, code) of each file's program: its python blocks but the pytest ones, joined."""
+    programs = []
+    for path in RUN:
+        bodies = [body for _, _, body, _ in blocks(path, "python")
+                  if not PYTEST_BLOCK.match(body)]
+        if bodies:
+            programs.append((name(path), "\n".join(bodies)))
+    return programs
+
+
+@pytest.mark.parametrize("where,code", python_programs(), ids=lambda value: (
+    value if isinstance(value, str) and value.endswith(".md") else None))
+def test_python_programs_print_what_their_comments_say(where, code, path_env, monkeypatch):
+    printed, raised = run_python(code, where, path_env, monkeypatch)
+    assert check_prints(code, printed) >= 1, printed
+    if raised is not None:
+        # A program that ends on a refused request shows the error and its data.
+        shown = re.search(r"#\s+RPCError (-?\d+) .*\n\s*#\s+(\{'pointer'.*\})", code)
+        assert shown, f"{where} raised {raised!r}, which no comment shows"
+        assert raised.code == int(shown.group(1))
+        assert raised.data == ast.literal_eval(shown.group(2))
+
+
+def test_the_readme_session_ends_on_the_refusal_it_shows(path_env, monkeypatch):
+    (_, code), = [program for program in python_programs() if program[0] == "README.md"]
+    printed, raised = run_python(code, "README.md", path_env, monkeypatch)
     assert check_prints(code, printed) == 2
-    # The session ends on a refused action; its comment shows the error's data.
     assert isinstance(raised, RPCError) and raised.code == -32602
-    shown = re.search(r"#\s+(\{'pointer'.*\})", code)
-    assert shown and raised.data == ast.literal_eval(shown.group(1))
 
 
-def test_the_feature_walkthrough_runs_in_one_python_process(path_env, monkeypatch):
-    walkthrough = [body for heading, body in blocks("python")
-                   if heading not in OWN_PROGRAMS]
-    code = "\n".join(walkthrough) + "\nserver.stdin.close()\nserver.wait(timeout=30)\n"
-    printed, raised = run_python(code, path_env, monkeypatch)
+def test_the_reference_app_walkthrough_prints_the_events_its_comments_mention(
+        path_env, monkeypatch):
+    (_, code), = [program for program in python_programs()
+                  if program[0] == "docs/guide/reference-app.md"]
+    printed, raised = run_python(code, "reference-app.md", path_env, monkeypatch)
     assert raised is None
-    assert check_prints(code, printed) >= 3
-    # Prose comments are promises too: the events they mention were printed.
+    assert check_prints(code, printed) >= 8
     assert "store/event" in printed and '"dismiss"' in printed and '"toast"' in printed
 
 
-def test_the_asyncio_program_prints_what_its_comments_say(path_env, monkeypatch):
-    (_, code), = [block for block in blocks("python") if block[0] == "Python with asyncio"]
-    printed, raised = run_python(code, path_env, monkeypatch)
-    assert raised is None
-    # Its prints sit inside `main()`, so each one's comment is matched by source order.
-    promised = [line.split("#", 1)[1].strip() for line in code.splitlines()
-                if line.lstrip().startswith("print(") and "#" in line]
-    assert promised and printed.splitlines() == promised
+def pytest_blocks():
+    return [(f"{name(path)}:{line}", body) for path in RUN
+            for _, _, body, line in blocks(path, "python") if PYTEST_BLOCK.match(body)]
 
 
-def test_the_pytest_example_passes_with_the_plugin(stateserver_bin, tmp_path):
-    (_, code), = [block for block in blocks("python") if block[0] == "Testing with pytest"]
-    (tmp_path / "test_notes.py").write_text(code)
+def test_there_is_a_pytest_example():
+    assert pytest_blocks()
+
+
+@pytest.mark.parametrize("where,code", pytest_blocks(), ids=lambda value: (
+    value if isinstance(value, str) and "\n" not in value else None))
+def test_pytest_examples_pass_with_the_plugin(where, code, stateserver_bin, tmp_path):
+    file_name = PYTEST_BLOCK.match(code).group(1)
+    (tmp_path / file_name).write_text(code)
     # The plugin from this tree, named once (no entry point may load it a second time).
     env = dict(os.environ, STATESERVER_BIN=stateserver_bin, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1",
                PYTHONPATH=str(ROOT / "clients" / "python"))
     result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "stateserver.pytest_plugin",
-                             "-p", "no:cacheprovider", "test_notes.py"], cwd=tmp_path,
+                             "-p", "no:cacheprovider", file_name], cwd=tmp_path,
                             capture_output=True, text=True, timeout=120, env=env)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "1 passed" in result.stdout
+    assert re.search(r"\b[1-9]\d* passed", result.stdout), result.stdout
+
+
+def js_blocks():
+    return [(f"{name(path)}:{line}", body) for path in RUN
+            for _, _, body, line in blocks(path, "js")]
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
-def test_the_node_session_runs(stateserver_bin, tmp_path):
-    (_, code), = blocks("js")
+@pytest.mark.parametrize("where,code", js_blocks(), ids=lambda value: (
+    value if isinstance(value, str) and "\n" not in value else None))
+def test_node_sessions_run(where, code, stateserver_bin, tmp_path):
     index = (ROOT / "clients/typescript/src/index.js").as_uri()
     script = "const render = () => {};\n" + code.replace(
         "'./clients/typescript/src/index.js'", f"'{index}'")
@@ -213,10 +304,117 @@ def test_the_node_session_runs(stateserver_bin, tmp_path):
     script = script.replace("await cart.sync(version);",
                             "await cart.sync(version); if (cart.state.total !== 1250) "
                             "throw new Error(`total ${cart.state.total}`);")
-    assert "cart.state.total !== 1250" in script
     path = tmp_path / "session.mjs"
     path.write_text(textwrap.dedent(script))
     env = dict(os.environ, STATESERVER_BIN=stateserver_bin)
     result = subprocess.run(["node", str(path)], capture_output=True, text=True, timeout=60,
                             env=env)
     assert result.returncode == 0, result.stderr
+
+
+def swift_code(text):
+    """Swift source without comments, blank lines and trailing blanks: what compiles."""
+    lines = []
+    for line in text.splitlines():
+        line = re.sub(r"\s*//.*$", "", line).rstrip()
+        if line:
+            lines.append(line)
+    return lines
+
+
+def test_the_guides_feature_is_the_one_the_swift_tests_compile():
+    guide = ROOT / "docs/guide/writing-a-feature.md"
+    feature, = [body for _, _, body, _ in blocks(guide, "swift") if "struct Todos: Feature" in body]
+    tested = (ROOT / "Tests/StateKitTests/ReadmeTodosTests.swift").read_text()
+    start = tested.index("actor TodoAPI")
+    end = tested.index("\n}\n", tested.index("struct Todos: Feature")) + 3
+    assert swift_code(feature) == swift_code("import StateKit\n\n" + tested[start:end])
+
+
+def swift_function_body(lines, name):
+    """The lines of the function `name` in swift_code lines, without its signature and brace."""
+    start = next(i for i, line in enumerate(lines) if f"func {name}(" in line)
+    indent = len(lines[start]) - len(lines[start].lstrip())
+    end = next(i for i in range(start + 1, len(lines))
+               if lines[i].startswith(" " * indent + "}") and
+               len(lines[i]) - len(lines[i].lstrip()) == indent)
+    return [line.strip() for line in lines[start + 1:end]]
+
+
+def guide_swift_blocks():
+    guide = ROOT / "docs/guide/writing-a-feature.md"
+    return [body for _, _, body, _ in blocks(guide, "swift")]
+
+
+def test_the_guides_test_is_part_of_the_one_the_swift_tests_run():
+    test, = [body for body in guide_swift_blocks() if "@Test func" in body]
+    name = re.search(r"@Test func (\w+)\(", test).group(1)
+    shown = swift_function_body(swift_code(test), name)
+    tested = swift_function_body(
+        swift_code((ROOT / "Tests/StateKitTests/ReadmeTodosTests.swift").read_text()), name)
+    assert len(shown) >= 8, shown
+    position = 0
+    for line in shown:
+        assert line in tested[position:], \
+            f"{line!r} is not in ReadmeTodosTests' {name} (after the lines before it)"
+        position = tested.index(line, position) + 1
+
+
+def test_the_guides_main_makes_the_call_the_example_app_compiles():
+    main, = [body for body in guide_swift_blocks() if "Server.main(" in body]
+    example = (ROOT / "Examples/Timers/Sources/timers/main.swift").read_text()
+    shape = re.compile(r'^Server\.main\(name: "[\w-]+", version: "[\d.]+", '
+                       r'features: \[\w+\([^\]]*\)\.descriptor\(\)\]\)$', re.M)
+    assert shape.search(main) and shape.search(example)
+    assert "import StateServer" in main and "import StateServer" in example
+
+
+def test_the_guide_has_no_swift_block_left_unchecked():
+    kinds = [("struct Todos: Feature" in body) + 2 * ("@Test func" in body) +
+             4 * ("Server.main(" in body) + 8 * body.startswith("// swift-tools-version")
+             for body in guide_swift_blocks()]
+    assert sorted(kinds) == [1, 2, 4, 8], kinds
+    others = [name(path) for path in RUN if path.name != "writing-a-feature.md"
+              and blocks(path, "swift")]
+    assert not others, f"Swift blocks nothing compiles: {others}"
+
+
+LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
+
+
+def anchors(path):
+    """The fragments GitHub gives the headings of a Markdown file."""
+    found = set()
+    for heading in re.findall(r"^#+ (.*)$", path.read_text(), re.M):
+        slug = re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+        found.add(slug)
+    return found
+
+
+def relative_links():
+    links = []
+    for path in LINKED:
+        text = re.sub(r"^```.*?^```$", "", path.read_text(), flags=re.M | re.S)
+        for target in LINK.findall(text):
+            if not re.match(r"[a-z][a-z0-9+.-]*:", target):
+                links.append((name(path), target))
+    return sorted(set(links))
+
+
+def test_the_docs_have_relative_links():
+    assert len(relative_links()) >= 20
+
+
+@pytest.mark.parametrize("source,target", relative_links())
+def test_every_relative_link_leads_to_a_file_of_the_repository(source, target):
+    file_part, _, fragment = target.partition("#")
+    resolved = ((ROOT / source).parent / file_part).resolve() if file_part else ROOT / source
+    assert resolved.is_relative_to(ROOT), f"{source} links outside the repository: {target}"
+    assert resolved.exists(), f"{source} links to a missing file: {target}"
+    if fragment and resolved.suffix == ".md":
+        assert fragment in anchors(resolved), f"{source}: no heading #{fragment} in {file_part}"
+
+
+@pytest.mark.parametrize("path", LINKED, ids=name)
+def test_the_docs_name_no_path_outside_the_repository(path):
+    assert "../shared" not in path.read_text() and "/work/" not in path.read_text()

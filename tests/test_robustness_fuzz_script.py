@@ -1,5 +1,5 @@
 """A short run of `make fuzz` (scripts/fuzz.py): the streaming fuzzer itself works and finds
-nothing, so a long run's result in the README can be trusted to mean what it says."""
+nothing, so a long run's result can be trusted to mean what it says."""
 import json
 import os
 import subprocess

@@ -1,4 +1,4 @@
-"""The small points of issue 10, item 9, each decided (README, docs/protocol.md) and held here."""
+"""The small points of issue 10, item 9, each decided (docs/reference/protocol.md) and held here."""
 import json
 
 import pytest

@@ -267,7 +267,7 @@ def test_every_n_file_is_a_parse_error_or_invalid_request(spawn, testdata):
         position = next(i for i, m in enumerate(replies) if isinstance(m, dict) and m.get("id") == f"probe-{index}")
         before, replies = replies[:position], replies[position + 1:]
         if is_blank(data):
-            # A blank line is accepted and ignored (docs/protocol.md), so it gets no reply.
+            # A blank line is accepted and ignored (docs/reference/protocol.md): no reply.
             assert before == [], path.name
             continue
         assert len(before) == 1, path.name

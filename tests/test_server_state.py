@@ -197,9 +197,9 @@ def peak_rss_kb(pid):
         return next(int(line.split()[1]) for line in status if line.startswith("VmHWM"))
 
 
-# The bound stated in README: a client that stops reading costs the server at most this much
-# resident memory (4,096 queued responses, one coalesced patch per subscription, and the
-# input it stopped reading), whatever the number of actions sent.
+# The bound stated in docs/reference/protocol.md: a client that stops reading costs the server at
+# most this much resident memory (4,096 queued responses, one coalesced patch per subscription,
+# and the input it stopped reading), whatever the number of actions sent.
 SLOW_READER_BOUND_MB = 64
 
 

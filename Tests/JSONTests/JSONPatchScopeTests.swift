@@ -2,7 +2,8 @@ import Testing
 
 @testable import JSON
 
-/// `scoped(to:in:)`: what a subscriber to one subtree receives (docs/protocol.md, `state/patch`).
+/// `scoped(to:in:)`: what a subscriber to one subtree receives (docs/reference/protocol.md,
+/// `state/patch`).
 @Suite struct JSONPatchScopeTests {
   static let document: JSON = [
     "a": ["x": 1, "list": [10, 20, 30]],

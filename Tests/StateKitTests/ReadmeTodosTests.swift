@@ -1,10 +1,11 @@
-// The feature written from scratch in README.md ("Write a feature"), verbatim, with its tests:
-// if this file stops compiling or passing, the README is wrong.
+// The feature written from scratch in docs/guide/writing-a-feature.md, verbatim, with its tests:
+// if this file stops compiling or passing, the guide is wrong (tests/test_readme.py checks that
+// the guide's code and this file's agree).
 import StateKit
 import StateKitTesting
 import Testing
 
-/// Saves todos to a server; the README's example dependency.
+/// Saves todos to a server; the guide's example dependency.
 actor TodoAPI {
   private(set) var saved: [String] = []
   func save(_ title: String) async throws { saved.append(title) }

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The server benchmark's driver: speaks the protocol (docs/protocol.md) to any NDJSON JSON-RPC process.
+"""The server benchmark's driver: speaks the protocol (docs/reference/protocol.md) to any NDJSON JSON-RPC process.
 
   drive.py throughput N -- CMD...   N pipelined counter increments; time to the Nth response
   drive.py latency K -- CMD...      K request/response round trips; p50/p99 in microseconds

@@ -322,7 +322,7 @@ export class Client {
 
   /**
    * Stops reading the server's stdout until `resume()`: its output then fills the pipe and the
-   * server coalesces the patches it cannot write (docs/protocol.md), so a busy client can catch up
+   * server coalesces the patches it cannot write (docs/reference/protocol.md), so a busy client can catch up
    * later with fewer, merged patches. Requests still pending get their answers after `resume()`.
    */
   pause() {

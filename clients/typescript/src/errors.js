@@ -48,7 +48,7 @@ export class ServerExitedError extends Error {
 }
 
 /**
- * Standard and stateserver-specific JSON-RPC error codes (docs/protocol.md, "Errors").
+ * Standard and stateserver-specific JSON-RPC error codes (docs/reference/protocol.md, "Errors").
  */
 export const ErrorCodes = Object.freeze({
   parseError: -32700,
