@@ -5,7 +5,7 @@ import PackageDescription
 //   stateserver -> StateServer -> StateKit -> JSON -> CJansson
 //   JSON -> CJanssonArena (jansson's allocations while a text is parsed) -> CJansson
 //   stateserver -> Features -> StateKit
-//   StateServer -> CSQLite (persistence), CSignals (signal forwarding), CMainQueue
+//   StateServer -> CSQLite (persistence), CSignals (signal forwarding), CMainQueue, CPosix
 //   stateserver -> CStartupSignals (blocks the shutdown signals before any other code runs;
 //   a product, so that an application's own executable links it the same way)
 let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
@@ -50,8 +50,9 @@ let package = Package(
     .target(name: "CStartupSignals"),
     // libdispatch's main-queue hooks, for the server's main-thread loop (MainLoop.swift).
     .target(name: "CMainQueue"),
-    // A write to stdout that never blocks, for the main thread's direct writes (its header).
-    .target(name: "CPipeWrite"),
+    // The POSIX and glibc calls Swift's Glibc module does not import: a write to stdout that
+    // never blocks (the main thread's direct writes) and malloc_trim (its header says why).
+    .target(name: "CPosix"),
     // A per-thread bump arena for jansson's allocations during a parse (its header says why).
     .target(name: "CJanssonArena", dependencies: ["CJansson"]),
     .target(
@@ -63,7 +64,7 @@ let package = Package(
     .target(name: "StateKitTesting", dependencies: ["StateKit", "JSON"], swiftSettings: strict),
     .target(
       name: "StateServer",
-      dependencies: ["StateKit", "CSQLite", "CSignals", "CMainQueue", "CPipeWrite"],
+      dependencies: ["StateKit", "CSQLite", "CSignals", "CMainQueue", "CPosix"],
       swiftSettings: strict),
     .target(name: "Features", dependencies: ["StateKit"], swiftSettings: strict),
     // Benchmarks and cross-language checks of the JSON layer (bench/json, bench/patch, tests/).
