@@ -13,8 +13,8 @@ let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
 // Cross-module optimization for the two library layers under the features: their function
 // bodies go into their module files, so a store's send path (Store, ViewPublisher, PatchWalk;
 // `Feature._send`) is specialized in each feature's own module instead of running as generic
-// code that looks up the metadata of every type it touches: 29.0k -> 24.9k instructions per
-// pipelined increment on the main thread (callgrind), start-up 5.6M -> 4.5M. Release only.
+// code that looks up the metadata of every type it touches (docs/architecture.md, "A store's
+// send path is specialized per feature", has the numbers). Release only.
 // Not on StateServer or globally (`-Xswiftc -cross-module-optimization`): Swift 6.3.1 then
 // compiles the executable's top-level code to fall off its end right after reading
 // `CommandLine.arguments` (a crash at start-up).
