@@ -20,14 +20,15 @@ SWIFT_FLAGS := --disable-index-store
 # generic type (`KeyedEncodingContainer<CodingKeys>`, `IdentifiedArray<Note>`, `Store<F>`) through
 # its metadata accessor, which passes the conformances it knows, instead of through its mangled
 # name, whose first use makes the runtime look each requirement up by scanning every protocol
-# conformance in the binary. Start-up to the `initialize` response: 8.8M -> 3.9M instructions
-# (callgrind); the binary grows 24 KB; an increment costs no more (80.3k against 81k).
+# conformance in the binary: start-up took half the time, and an increment costs no more
+# (docs/architecture.md, "Release flags").
 #
 # `-enforce-exclusivity=unchecked` drops the run-time exclusivity checks (the compile-time ones
 # stay) from the release binary only: each access to a class's stored `var` cost a
-# `swift_beginAccess` with a thread-local access set, about 3.8k of the main thread's 33k
-# instructions per pipelined increment (callgrind, 11%). Debug builds, and with them the whole
-# Swift test suite, keep the checks, so an overlapping access is still caught where it is made.
+# `swift_beginAccess` with a thread-local access set, a tenth of the main thread's work per
+# pipelined increment (docs/architecture.md, "Release flags"). Debug builds, and with them the
+# whole Swift test suite, keep the checks, so an overlapping access is still caught where it is
+# made.
 RELEASE_FLAGS := -c release $(SWIFT_FLAGS) --static-swift-stdlib -Xswiftc -static-executable \
 	-Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors \
 	-Xswiftc -enforce-exclusivity=unchecked

@@ -5,7 +5,7 @@ import PackageDescription
 //   stateserver -> StateServer -> StateKit -> JSON -> CJansson
 //   JSON -> CJanssonArena (jansson's allocations while a text is parsed) -> CJansson
 //   stateserver -> Features -> StateKit
-//   StateServer -> CSQLite (persistence), CSignals (signal forwarding), CMainQueue
+//   StateServer -> CSQLite (persistence), CSignals (signal forwarding), CMainQueue, CPosix
 //   stateserver -> CStartupSignals (blocks the shutdown signals before any other code runs;
 //   a product, so that an application's own executable links it the same way)
 let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
@@ -13,8 +13,8 @@ let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
 // Cross-module optimization for the two library layers under the features: their function
 // bodies go into their module files, so a store's send path (Store, ViewPublisher, PatchWalk;
 // `Feature._send`) is specialized in each feature's own module instead of running as generic
-// code that looks up the metadata of every type it touches: 29.0k -> 24.9k instructions per
-// pipelined increment on the main thread (callgrind), start-up 5.6M -> 4.5M. Release only.
+// code that looks up the metadata of every type it touches (docs/architecture.md, "A store's
+// send path is specialized per feature", has the numbers). Release only.
 // Not on StateServer or globally (`-Xswiftc -cross-module-optimization`): Swift 6.3.1 then
 // compiles the executable's top-level code to fall off its end right after reading
 // `CommandLine.arguments` (a crash at start-up).
@@ -50,8 +50,9 @@ let package = Package(
     .target(name: "CStartupSignals"),
     // libdispatch's main-queue hooks, for the server's main-thread loop (MainLoop.swift).
     .target(name: "CMainQueue"),
-    // A write to stdout that never blocks, for the main thread's direct writes (its header).
-    .target(name: "CPipeWrite"),
+    // The POSIX and glibc calls Swift's Glibc module does not import: a write to stdout that
+    // never blocks (the main thread's direct writes) and malloc_trim (its header says why).
+    .target(name: "CPosix"),
     // A per-thread bump arena for jansson's allocations during a parse (its header says why).
     .target(name: "CJanssonArena", dependencies: ["CJansson"]),
     .target(
@@ -63,7 +64,7 @@ let package = Package(
     .target(name: "StateKitTesting", dependencies: ["StateKit", "JSON"], swiftSettings: strict),
     .target(
       name: "StateServer",
-      dependencies: ["StateKit", "CSQLite", "CSignals", "CMainQueue", "CPipeWrite"],
+      dependencies: ["StateKit", "CSQLite", "CSignals", "CMainQueue", "CPosix"],
       swiftSettings: strict),
     .target(name: "Features", dependencies: ["StateKit"], swiftSettings: strict),
     // Benchmarks and cross-language checks of the JSON layer (bench/json, bench/patch, tests/).

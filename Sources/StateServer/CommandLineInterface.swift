@@ -91,8 +91,8 @@ public struct CommandLineInterface<Options>: Sendable {
 
   /// The flag called `name`. By index, not `first(where:)`: this type is generic over
   /// `Options` and not specialized, and the generic `Sequence` method looked its element type
-  /// up at run time, a scan of every protocol conformance in the binary (0.2M instructions at
-  /// start-up).
+  /// up at run time, a scan of every protocol conformance in the binary that every start-up
+  /// paid for (docs/architecture.md, "Nothing built at start that a later request can build").
   private func flag(named name: String) -> Flag<Options>? {
     for index in flags.indices where flags[index].name == name { return flags[index] }
     return nil

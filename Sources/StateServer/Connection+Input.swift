@@ -6,28 +6,40 @@ import StateKit
 /// its budget (``OutputQueue``), and the input offset a signal's shutdown waits for.
 extension Connection {
 
-  /// Serves what the reader queued; called once per wake-up of the inbox, and again until it
-  /// comes back empty. When the output goes over its budget it stops between two lines and
-  /// goes on once the writer has made room, so one read of many large answers never holds more
-  /// than the budget (the other tasks of the main actor, signals included, run meanwhile).
+  /// Serves what the reader queued; called once per wake-up of the inbox. It takes again
+  /// after serving, in the same job, until the take comes back empty (which ends the drain:
+  /// the next push wakes it again), so a lone request costs one main-actor job, not two. After
+  /// ``drainRunBatches`` batches in a row it goes on in a new job instead, so the main actor's
+  /// other work (effects, signals, attached clients) runs between batches of a busy client.
+  /// When the output goes over its budget it stops between two lines and goes on once the
+  /// writer has made room, so one read of many large answers never holds more than the budget.
   func drainInbox() {
     guard let inbox else { return }
-    if held.isEmpty {
-      let taken = inbox.takeWithOffset()
-      held = taken.lines[...]
-      heldOffset = taken.offset
-      guard !held.isEmpty else {
-        served(through: heldOffset)
+    for _ in 0..<Self.drainRunBatches {
+      if held.isEmpty {
+        let taken = inbox.takeWithOffset()
+        held = taken.lines[...]
+        heldOffset = taken.offset
+        guard !held.isEmpty else {
+          served(through: heldOffset)
+          return
+        }
+      }
+      let full = serve(&held)
+      if held.isEmpty { served(through: heldOffset) }
+      if full {
+        Task { @MainActor in
+          await self.output.room()
+          self.drainInbox()
+        }
         return
       }
     }
-    let full = serve(&held)
-    if held.isEmpty { served(through: heldOffset) }
-    Task { @MainActor in
-      if full { await self.output.room() }
-      self.drainInbox()
-    }
+    Task { @MainActor in self.drainInbox() }
   }
+
+  /// Batches one drain job serves before it lets the main actor's other jobs run.
+  static let drainRunBatches = 4
 
   /// Serves the lines the main loop read (``MainLoop``); `offset` is the input they reach.
   func receive(read lines: [InboundLine], through offset: Int) {

@@ -1,4 +1,4 @@
-import CMainQueue
+import CPosix
 
 /// Gives the allocator's free memory back to the system once the server has been idle for a
 /// moment (``delay``): the main loop waits at most that long after any activity, and calls
@@ -33,6 +33,6 @@ struct IdleTrim {
   /// `malloc_trim(0)` (glibc; a C library without it trims nothing), called directly: the
   /// release binary is static, where a run-time look-up (`dlsym`) finds nothing.
   static func trimFreeMemory() {
-    cmainqueue_trim_free_memory()
+    cposix_trim_free_memory()
   }
 }

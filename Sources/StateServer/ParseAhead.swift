@@ -63,8 +63,9 @@ final class ParseAhead: @unchecked Sendable {
     if mustStart { OSThread(name: "stateserver.parse") { [self] in run() }.start() }
   }
 
-  /// Takes a served batch off the main thread's hands: freeing a batch's parsed requests was
-  /// about 2,700 instructions per request there (callgrind), and this thread allocated them.
+  /// Takes a served batch off the main thread's hands: freeing a batch's parsed requests was a
+  /// measurable share of the main thread's work per request (docs/architecture.md, "Both cores
+  /// parse"), and this thread allocated them.
   /// While this thread does not read, the batch is freed by the caller as usual. `lines` is
   /// emptied under the lock, so the last reference, and the freeing, is this thread's.
   func release(_ lines: inout [InboundLine]) {

@@ -20,9 +20,9 @@ final class RPCMethod: Sendable {
   let name: String
   /// Whether it is served while the server drains; every other method answers `-32010` then.
   let servedWhileDraining: Bool
-  /// The OpenRPC method object `rpc.discover` lists, made when asked for: building all the
-  /// methods' descriptions at start-up was about 0.2M instructions (callgrind) for a document
-  /// few clients ever read.
+  /// The OpenRPC method object `rpc.discover` lists, made when asked for: every start-up paid
+  /// for building all the methods' descriptions, a document few clients ever read
+  /// (docs/architecture.md, "Nothing built at start that a later request can build").
   var openRPC: JSON { describe() }
   private let describe: @Sendable () -> JSON
   /// Decodes the params and runs the method; `id` is nil for a notification.

@@ -161,7 +161,7 @@ struct RequestEnvelope: Sendable {
 
     /// The bytes between the quotes of a string of ASCII without escapes or control bytes.
     /// (Byte by byte: the framing's strings are short, and reading them a word at a time
-    /// measured no fewer instructions.)
+    /// measured no cheaper.)
     private mutating func plainString() -> UnsafeRawBufferPointer? {
       guard take(.quote) else { return nil }
       let start = at

@@ -159,7 +159,8 @@ extension Server {
 
   /// The server's flags lifted into `Options`, then the application's. Built with `append`,
   /// not `map` and `+`: those, generic over an element type not specialized here, resolve
-  /// associated types at run time (0.2M instructions at start-up).
+  /// associated types at run time, at every start-up (docs/architecture.md, "Nothing built at
+  /// start that a later request can build").
   private static func allFlags<Options>(
     named name: String, server part: WritableKeyPath<Options, ServerOptions> & Sendable,
     then own: [Flag<Options>]
@@ -178,8 +179,8 @@ extension Server {
   }
 
   /// `help` with each "`stateserver " naming `name` instead. By hand: the standard library's
-  /// `replacing` runs string-processing generics that cost start-up 0.6M instructions for a
-  /// text only `--help` prints.
+  /// `replacing` runs string-processing generics that every start-up would pay for a text
+  /// only `--help` prints.
   static func renaming(_ help: String, to name: String) -> String {
     let marker = Array("`stateserver ".utf8)
     let bytes = Array(help.utf8)

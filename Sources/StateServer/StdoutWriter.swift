@@ -1,4 +1,4 @@
-import CPipeWrite
+import CPosix
 import FoundationEssentials
 import JSON
 import Synchronization
@@ -230,7 +230,7 @@ final class StdoutWriter: Sendable {
         let written =
           waiting
           ? write(fd, base + offset, raw.count - offset)
-          : cpipe_write_nowait(fd, base + offset, raw.count - offset)
+          : cposix_write_nowait(fd, base + offset, raw.count - offset)
         if written >= 0 {
           offset += written
           continue

@@ -14,15 +14,4 @@ static inline int cmainqueue_handle(void) { return _dispatch_get_main_queue_hand
 // Runs the main queue's pending work on the calling thread, which must be the main thread.
 static inline void cmainqueue_drain(void) { _dispatch_main_queue_callback_4CF(0); }
 
-// Gives the allocator's free memory back to the system (glibc's malloc_trim): called by the
-// main loop once it has been idle for a moment. <malloc.h> is not in Swift's Glibc module.
-#if __has_include(<malloc.h>)
-#include <malloc.h>  // first: it defines __GLIBC__ when the C library is glibc
-#endif
-#if defined(__GLIBC__)
-static inline void cmainqueue_trim_free_memory(void) { (void)malloc_trim(0); }
-#else
-static inline void cmainqueue_trim_free_memory(void) {}
-#endif
-
 #endif

@@ -1,0 +1,24 @@
+// The two POSIX/glibc calls StateServer needs that Swift's Glibc module does not import.
+#ifndef CPOSIX_H
+#define CPOSIX_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+// Writes up to `count` bytes of `bytes` to `fd` at its current position, as many as it takes
+// without waiting: returns how many (fewer than `count` when a pipe filled), or -1 with errno:
+// EAGAIN when nothing fits now, EOPNOTSUPP when the kernel cannot write to this file without
+// waiting (Linux before pipes honoured RWF_NOWAIT), or the error of an ordinary write.
+//
+// In C because `pwritev2` and `RWF_NOWAIT` are GNU extensions the Swift Glibc module does not
+// import. Not `O_NONBLOCK`: that flag belongs to the open file description, which stdout shares
+// with whoever started the server (a shell, a parent's own copy), and turning it on would make
+// their writes fail with EAGAIN. RWF_NOWAIT asks for this one call only.
+ssize_t cposix_write_nowait(int fd, const void *bytes, size_t count);
+
+// Gives the allocator's free memory back to the system (glibc's `malloc_trim(0)`; a C library
+// without it trims nothing). <malloc.h> is not in Swift's Glibc module, and the release binary
+// is static, where a run-time look-up (`dlsym`) would find nothing.
+void cposix_trim_free_memory(void);
+
+#endif

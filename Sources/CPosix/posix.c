@@ -1,0 +1,19 @@
+#define _GNU_SOURCE
+#include "CPosix.h"
+
+#include <sys/uio.h>
+#if __has_include(<malloc.h>)
+#include <malloc.h>  // first: it defines __GLIBC__ when the C library is glibc
+#endif
+
+ssize_t cposix_write_nowait(int fd, const void *bytes, size_t count) {
+  struct iovec vector = {.iov_base = (void *)bytes, .iov_len = count};
+  // Offset -1: the file's current position, as write(2) uses (a pipe has none).
+  return pwritev2(fd, &vector, 1, -1, RWF_NOWAIT);
+}
+
+void cposix_trim_free_memory(void) {
+#if defined(__GLIBC__)
+  (void)malloc_trim(0);
+#endif
+}
