@@ -49,10 +49,12 @@ extension Store: BranchingStore {
     let lastRewind = held.lastIndex { if case .rewind = $0.kind { true } else { false } }
     let first = lastRewind.map { $0 + 1 } ?? 0
     let oldest = held[first...].first { $0.kind == .action }?.version
-    guard
-      let target = held.firstIndex(where: { $0.kind == .action && $0.version == version })
+    guard let target = Self.action(thatMade: version, in: held, after: history.firstVersion)
     else {
-      if version < history.firstVersion { throw .notRecomputable(oldest: oldest, rewound: nil) }
+      // The action that made the checkpoint's version, or an older one, left with its entry.
+      if version > 0, version <= history.firstVersion {
+        throw .notRecomputable(oldest: oldest, rewound: nil)
+      }
       throw .notAnAction(version: version)
     }
     guard target >= first else {
@@ -82,6 +84,19 @@ extension Store: BranchingStore {
         patch: publication?.patch ?? [], events: [], at: ReduceTime.milliseconds(began),
         duration: ReduceTime.duration(since: began)), in: history)
     return self.version
+  }
+
+  /// The index of the action entry that raised the store to `version` (an action that changed
+  /// nothing shares the version before it, and is not the one that made it).
+  private static func action(
+    thatMade version: UInt64, in held: [HistoryLog.Item], after first: UInt64
+  ) -> Int? {
+    var before = first
+    for (index, item) in held.enumerated() {
+      if item.kind == .action, item.version == version, before < version { return index }
+      before = item.version
+    }
+    return nil
   }
 
   public func privateState(at version: UInt64) throws(HistoryError) -> JSON {
