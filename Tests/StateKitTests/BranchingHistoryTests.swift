@@ -74,6 +74,18 @@ private struct Document: Feature {
     #expect(view == edited.published)
   }
 
+  @Test func recomputedActionsAreReducedAtTheTimesTheyWereFirstReducedAt() throws {
+    let edited = store()
+    // Replay's path takes the stamp given, so the three reduces have distinct recorded times.
+    for (line, at) in [("a", 1000), ("b", 2000), ("c", 3000)] as [(String, Int64)] {
+      _ = try edited.replay(wire: ["type": "append", "line": .string(line)], at: at)
+    }
+    #expect(edited.state.stamps == [1000, 2000, 3000])
+    try edited.skip(entryAt: 2, skipped: true, cause: nil)
+    #expect(edited.state.stamps == [1000, 3000])
+    #expect(edited.state.lines == ["a", "c"])
+  }
+
   @Test func unskippingRestoresTheStateAsEverySkipIsAToggle() throws {
     let edited = store()
     edited.send(.append(line: "a"))
