@@ -170,6 +170,36 @@ private struct Document: Feature {
     #expect(root.map(\.entry.version) == [4, 3, 2, 1])
   }
 
+  /// An entry with only a patch and a version, for the blame rule alone.
+  private func entry(_ version: UInt64, _ patch: [JSON]) -> HistoryEntry {
+    HistoryEntry(
+      store: "s", seq: version, kind: .action, version: version, action: { nil },
+      origin: HistoryEntry.Origin(request: nil, action: nil), patch: patch, events: [], at: 0,
+      duration: .zero)
+  }
+
+  @Test func blameFollowsAValueBackThroughRemovesAndMovesOfItsArray() {
+    let entries = [
+      entry(1, [["op": "add", "path": "/items/2", "value": "x"]]),  // x created at 2
+      entry(2, [["op": "replace", "path": "/items/2", "value": "x2"]]),  // x edited
+      entry(3, [["op": "replace", "path": "/items/1", "value": "other"]]),  // a neighbour
+      entry(4, [["op": "remove", "path": "/items/0"]]),  // x shifts to 1
+      entry(5, [["op": "move", "from": "/items/1", "path": "/items/0"]]),  // x moves to 0
+      entry(6, [["op": "replace", "path": "/items/1", "value": "y"]]),  // not x
+    ]
+    let touches = HistoryBlame.touches(of: "/items/0", in: entries)
+    #expect(touches.map(\.entry.version) == [5, 2, 1])
+    #expect(touches.map(\.path.description) == ["/items/0", "/items/2", "/items/2"])
+    #expect(touches.last?.created == true)
+    // Inside the value: a descendant's edit touches it, and so does the parent's replace.
+    let nested = [
+      entry(1, [["op": "replace", "path": "", "value": ["a": ["b": 1]]]]),
+      entry(2, [["op": "replace", "path": "/a/b", "value": 2]]),
+      entry(3, [["op": "add", "path": "/c", "value": 3]]),
+    ]
+    #expect(HistoryBlame.touches(of: "/a", in: nested).map(\.entry.version) == [2, 1])
+  }
+
   @Test func blameFollowsAnArrayElementWhoseIndexShifted() throws {
     let edited = store()
     edited.send(.append(line: "x"))  // 1: add /lines/0
