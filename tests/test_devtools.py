@@ -312,3 +312,90 @@ def test_an_effect_cancelled_by_a_rewind_ends_its_span_as_cancelled(core, devtoo
          "the span ended as cancelled")
     wait(browser, lambda d: row_where(d, "rewind to 1"), "the rewind in the timeline")
     assert not browser.find_elements(By.CSS_SELECTOR, "#timeline .span.running")
+
+
+# Issue 29: time travel that branches, from the page
+
+def click_row(driver, type_name, version):
+    row = row_where(driver, type_name, version)
+    if row:
+        row.click()
+    return bool(row)
+
+
+def test_the_page_skips_and_unskips_forks_and_blames(core, devtools, browser):
+    core.dispatch("counter", {"type": "increment"})
+    middle = core.dispatch("counter", {"type": "set", "value": 10})["version"]
+    core.dispatch("counter", {"type": "increment"})
+    browser.get(devtools)
+    wait(browser, lambda d: click_row(d, "set", middle), "the set action selected")
+
+    # Skip it: the core recomputes without it; the row is struck through.
+    wait(browser, lambda d: d.find_elements(By.ID, "skip"), "the skip button")
+    browser.find_element(By.ID, "skip").click()
+    wait(browser, lambda d: "recomputed without" in text_of(d, "#branch-result"), "the skip")
+    assert core.request("state/get", {"store": "counter"})["state"] == {"count": 2}
+    wait(browser, lambda d: (row_where(d, "set", middle) or None)
+         and row_where(d, "set", middle).get_attribute("data-skipped") == "yes",
+         "the row marked skipped")
+    entries = core.history("counter")["entries"]
+    assert [e.get("skipped") for e in entries if e["kind"] == "action"][-3:] == [
+        False, True, False]
+    skipped_seq = next(e["seq"] for e in entries if e.get("skipped"))
+    wait(browser, lambda d: row_where(d, f"skip #{skipped_seq}"), "the skip's own row")
+
+    # Unskip from the same panel: the state is back.
+    assert text_of(browser, "#skip") == "Unskip this action"
+    browser.find_element(By.ID, "skip").click()
+    wait(browser, lambda d: "recomputed with " in text_of(d, "#branch-result"), "the unskip")
+    assert core.request("state/get", {"store": "counter"})["state"] == {"count": 11}
+
+    # Fork at the set's version, under a name.
+    browser.find_element(By.ID, "fork-as").send_keys("sandbox")
+    browser.find_element(By.ID, "fork").click()
+    wait(browser, lambda d: "forked sandbox" in text_of(d, "#branch-result"), "the fork")
+    assert core.request("state/get", {"store": "sandbox"}) == {
+        "store": "sandbox", "version": middle, "state": {"count": 10}}
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, '#stores tr[data-store="sandbox"]'),
+         "the fork listed")
+
+    # Blame from a value of the state tree: the skip entries rewrote /count last.
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, '#state [data-pointer="/count"]'),
+         "the state tree")
+    browser.find_element(By.CSS_SELECTOR, '#state [data-pointer="/count"]').click()
+    wait(browser, lambda d: "last changed by" in text_of(d, "#blame"), "the blame")
+    blame = core.request("state/blame", {"store": "counter", "path": "/count"})
+    assert f"#{blame['last']['seq']} " in text_of(browser, "#blame .summary")
+    listed = browser.find_elements(By.CSS_SELECTOR, "#blame li")
+    assert len(listed) == 1 + len(blame["before"])
+
+
+def test_an_imported_recording_steps_through_its_timeline(core, devtools, browser, tmp_path):
+    core.dispatch("counter", {"type": "increment"})
+    core.dispatch("counter", {"type": "set", "value": 10})
+    core.dispatch("counter", {"type": "increment"})
+    browser.get(devtools)
+    wait(browser, lambda d: row_where(d, "set"), "the session in the timeline")
+    code, exported = status(devtools + "api/export")
+    assert code == 200
+    lines = [json.loads(line) for line in exported.decode().splitlines()]
+    counter = [line for line in lines
+               if line.get("type") == "entry" and line["store"] == "counter"]
+    path = tmp_path / "steps.ndjson"
+    # Only the counter's lines: its three entries are then the whole timeline.
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines
+                            if line.get("store") in (None, "counter")))
+    browser.find_element(By.ID, "import").send_keys(str(path))
+    wait(browser, lambda d: d.find_elements(By.ID, "step-label"), "the recording's timeline")
+    assert text_of(browser, "#step-label").startswith(f"step 1 of {len(counter)}")
+    assert "count: 1" in text_of(browser, "#step-state")
+    assert "increment" in text_of(browser, "#step-action")
+    browser.find_element(By.ID, "step-next").click()
+    wait(browser, lambda d: "count: 10" in text_of(d, "#step-state"), "step 2's state")
+    assert text_of(browser, "#step-patch") == "~ replace /count = 10"
+    assert '"set"' in text_of(browser, "#step-action")
+    browser.find_element(By.ID, "step-next").click()
+    wait(browser, lambda d: "count: 11" in text_of(d, "#step-state"), "step 3's state")
+    assert browser.find_element(By.ID, "step-next").get_attribute("disabled") is not None
+    browser.find_element(By.ID, "step-prev").click()
+    wait(browser, lambda d: "count: 10" in text_of(d, "#step-state"), "back to step 2")

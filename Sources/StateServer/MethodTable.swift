@@ -57,6 +57,44 @@ extension Connection {
       ], result: OpenRPC.storeVersion, errors: [.unknownStore, .invalidParams]
     ) { connection, params, id throws(RPCError) in try connection.rewindStore(params, id: id) },
     RPCMethod(
+      "history/skip", SkipParams.self,
+      summary: "Turns the action that made a version off (or on again) and recomputes the state "
+        + "from the actions that remain, as a new version; effects are not run again.",
+      params: [
+        .init("store", OpenRPC.string, required: true),
+        .init("version", ["type": "integer", "minimum": 0], required: true),
+        .init("skipped", ["type": "boolean"], required: true),
+      ], result: OpenRPC.storeVersion,
+      errors: [.unknownStore, .invalidParams, .notRecomputable]
+    ) { connection, params, id throws(RPCError) in try connection.skipEntry(params, id: id) },
+    RPCMethod(
+      "store/fork", ForkParams.self,
+      summary: "Opens a new store of the same feature whose state is the original's at a version.",
+      params: [
+        .init("store", OpenRPC.string, required: true),
+        .init("version", ["type": "integer", "minimum": 0]), .init("as", OpenRPC.string),
+        .init("persist", ["type": "boolean"]),
+      ], result: OpenRPC.stateResult,
+      errors: [.unknownStore, .storeExists, .invalidParams]
+    ) { connection, params, _ throws(RPCError) in try connection.forkStore(params) },
+    RPCMethod(
+      "state/diff", DiffParams.self,
+      summary: "The RFC 6902 patch turning one store's published state into another's.",
+      params: [
+        .init("store", OpenRPC.string, required: true),
+        .init("other", OpenRPC.string, required: true),
+      ], result: OpenRPC.diffResult, errors: [.unknownStore, .invalidParams]
+    ) { connection, params, _ throws(RPCError) in try connection.diffStates(params) },
+    RPCMethod(
+      "state/blame", BlameParams.self,
+      summary: "The history entry that last changed the value at path, and those before it.",
+      params: [
+        .init("store", OpenRPC.string, required: true),
+        .init("path", OpenRPC.string, required: true),
+        .init("limit", ["type": "integer", "minimum": 0]),
+      ], result: OpenRPC.blameResult, errors: [.unknownStore, .invalidParams]
+    ) { connection, params, _ throws(RPCError) in try connection.blameValue(params) },
+    RPCMethod(
       "state/subscribe", StateParams.self,
       summary: "The state now, then state/patch notifications for it.",
       params: OpenRPC.Param.storeAndPath, result: OpenRPC.stateResult,

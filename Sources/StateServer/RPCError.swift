@@ -50,6 +50,8 @@ extension RPCError {
   public static let actionRefusedCode = -32003
   /// `store/open` with an id already in use.
   public static let storeExistsCode = -32004
+  /// `history/skip` of an action history can no longer recompute (`data.oldest`).
+  public static let notRecomputableCode = -32005
   /// The server is draining and takes no new requests.
   public static let shuttingDownCode = -32010
   /// Answered by `$/cancelRequest` before it completed.

@@ -56,9 +56,10 @@ final class StoreRegistry {
   /// feature's initial state. A persistent store whose id holds another feature's saved data
   /// is refused, the data untouched, unless `refusingOtherFeatures` is false (the default
   /// stores at start-up, which must open: that data is set aside with a warning instead).
+  /// `restoring` (a fork's private state and version) is used instead of saved data.
   func open(
     feature: FeatureDescriptor, id: String?, initial: JSON?, persist: Bool,
-    refusingOtherFeatures: Bool = true
+    refusingOtherFeatures: Bool = true, restoring: (state: JSON, version: UInt64)? = nil
   ) throws(RPCError) -> any AnyStore {
     let id = id ?? nextID(for: feature.name)
     guard stores[id] == nil else { throw .storeExists(id) }
@@ -71,8 +72,8 @@ final class StoreRegistry {
           "store '\(id)' holds saved data of feature '\(saved)'; open it as '\(saved)', "
           + "or persist '\(feature.name)' under another store id")
     }
-    var restored: (state: JSON, version: UInt64)? = nil
-    if persist, initial == nil, let persistence {
+    var restored = restoring
+    if persist, initial == nil, restoring == nil, let persistence {
       restored = persistence.restore(
         storeID: id, feature: feature.name, schemaVersion: feature.schemaVersion)
     }

@@ -11,6 +11,9 @@ public struct HistoryEntry: Sendable {
     case events
     /// `store/rewind` made the state at `version` current again.
     case rewind(to: UInt64)
+    /// `history/skip` turned entry `entry` off (`skipped`) or on again, and the state was
+    /// recomputed from the actions that remain (StoreBranching.swift).
+    case skip(entry: UInt64, skipped: Bool)
   }
 
   /// Where an action came from: the client's request (`cause`, the request id carried
@@ -45,11 +48,13 @@ public struct HistoryEntry: Sendable {
   public var duration: Duration
   /// The effects this action started, as far as history has seen them.
   public var effects: [EffectLife]
+  /// Whether `history/skip` turned this action off: the current state is computed without it.
+  public var skipped: Bool
 
   public init(
     store: String, seq: UInt64, kind: Kind, version: UInt64,
     action: @escaping @Sendable () -> JSON?, origin: Origin, patch: [JSON], events: [JSON],
-    at: Int64, duration: Duration, effects: [EffectLife] = []
+    at: Int64, duration: Duration, effects: [EffectLife] = [], skipped: Bool = false
   ) {
     self.store = store
     self.seq = seq
@@ -62,6 +67,7 @@ public struct HistoryEntry: Sendable {
     self.at = at
     self.duration = duration
     self.effects = effects
+    self.skipped = skipped
   }
 }
 

@@ -42,6 +42,8 @@ final class HistoryLog {
     var at: Int64
     var duration: Duration
     var effects: [EffectLife] = []
+    /// Turned off by `history/skip`: reduced by nothing that recomputes a state.
+    var skipped = false
   }
 
   /// The published view after entry `seq` (0: the store's view when history started), at
@@ -130,12 +132,12 @@ final class HistoryLog {
   /// leaving: its kind, action (or state restored), moved out rather than copied, and time
   /// stamp.
   func takeLeaving(_ offset: Int) -> (
-    kind: HistoryEntry.Kind, payload: any Sendable, at: Int64
+    kind: HistoryEntry.Kind, payload: any Sendable, at: Int64, skipped: Bool
   ) {
     let index = head + offset < items.count ? head + offset : head + offset - items.count
     var payload: any Sendable = ()
     swap(&payload, &items[index].payload)
-    return (items[index].kind, payload, items[index].at)
+    return (items[index].kind, payload, items[index].at, items[index].skipped)
   }
 
   /// Lets the oldest interval of entries go, with the view before them: the next view is now
@@ -214,6 +216,17 @@ final class HistoryLog {
   func item(_ seq: UInt64) -> Item? {
     offset(of: seq).map { self[$0] }
   }
+
+  /// Turns entry `seq` off or on again (`history/skip`); false if it is no longer held.
+  func setSkipped(_ seq: UInt64, _ skipped: Bool) -> Bool {
+    guard let offset = offset(of: seq) else { return false }
+    let index = head + offset < items.count ? head + offset : head + offset - items.count
+    items[index].skipped = skipped
+    return true
+  }
+
+  /// Every entry held, oldest first.
+  var held: [Item] { (0..<count).map { self[$0] } }
 
   /// Records an effect's start or end on the entry of the action that started it.
   func update(_ life: EffectLife) {

@@ -76,7 +76,7 @@ extension Store {
         duration: .zero), in: history)
   }
 
-  private func keep(_ item: consuming HistoryLog.Item, in history: HistoryLog) {
+  func keep(_ item: consuming HistoryLog.Item, in history: HistoryLog) {
     // Moved out of the log only when there are any: copying the (usually empty) array cost a
     // retain and a release per action.
     var started: [EffectLife] = []
@@ -112,10 +112,10 @@ extension Store {
     guard var base = historyBase else { return }
     historyBase = nil
     for offset in 0..<count {
-      let (kind, payload, at) = history.takeLeaving(offset)
+      let (kind, payload, at, skipped) = history.takeLeaving(offset)
       if case .rewind = kind, let restored = payload as? F.State {
         base = restored
-      } else if case .action = kind, let action = Self.action(in: payload) {
+      } else if case .action = kind, !skipped, let action = Self.action(in: payload) {
         let saved = ReduceTime.set(at)
         _ = feature.reduce(into: &base, action: action)
         ReduceTime.restore(saved)
@@ -130,7 +130,7 @@ extension Store {
   /// unspecialized code). The payload's own type is compared with the feature's action type, so
   /// the value is only reinterpreted as the very type it has; any other type (a subclass, should
   /// an action type be a class) goes through the cast.
-  private static func action(in payload: any Sendable) -> F.Action? {
+  static func action(in payload: any Sendable) -> F.Action? {
     func same<Payload>(_ value: Payload) -> F.Action? {
       guard Payload.self == F.Action.self else { return value as? F.Action }
       return unsafeBitCast(value, to: F.Action.self)
@@ -145,7 +145,7 @@ extension Store {
       store: id, seq: item.seq, kind: item.kind, version: item.version,
       action: { action.flatMap { try? WireFormat.encode($0) } }, origin: item.origin,
       patch: item.patch, events: item.events, at: item.at, duration: item.duration,
-      effects: item.effects)
+      effects: item.effects, skipped: item.skipped)
   }
 
   func effectStarted(_ key: UInt64, kind: String, _ context: EffectContext) {
@@ -194,7 +194,8 @@ extension Store {
   /// The private state as it was at `version` (the last state of that version): the
   /// checkpoint with the actions after it reduced again at their recorded times, their effects
   /// dropped (never started). What `store/rewind` restores (the view snapshots cannot give the
-  /// private state).
+  /// private state). Actions turned off by `history/skip` are left out, so after a skip this is
+  /// the state at `version` on the timeline as it is now (StoreBranching.swift).
   public func state(at version: UInt64) throws(HistoryError) -> F.State {
     guard let history, history.keepsEntries else { throw .off }
     guard version <= self.version else { throw .future(current: self.version) }
@@ -204,7 +205,8 @@ extension Store {
     for item in history.path(to: version) {
       if case .rewind = item.kind, let restored = item.payload as? F.State {
         past = restored
-      } else if case .action = item.kind, let action = Self.action(in: item.payload) {
+      } else if case .action = item.kind, !item.skipped, let action = Self.action(in: item.payload)
+      {
         _ = ReduceTime.reducing(at: item.at) { feature.reduce(into: &past, action: action) }
       }
     }

@@ -4,7 +4,8 @@ import StateKit
 
 /// The wire form of history: what `history/get` answers and `--record` writes, and back.
 enum HistoryWire {
-  /// An entry as an object: `seq`, `kind` (`action`, `events`, `rewind` with `to`), `version`,
+  /// An entry as an object: `seq`, `kind` (`action`, `events`, `rewind` with `to`, `skip` with
+  /// `entry` and `skipped`), `version`,
   /// `action` (its wire form, or null), `origin`, `patch`, `events`, `at` (ISO 8601 with
   /// milliseconds, the exact stamp the reducer saw), `durationUs` and `effects`.
   static func entry(_ entry: HistoryEntry, withEffects: Bool = true) -> JSONObject {
@@ -15,6 +16,10 @@ enum HistoryWire {
     case .rewind(let to):
       object["kind"] = "rewind"
       object["to"] = .integer(Int64(to))
+    case .skip(let seq, let skipped):
+      object["kind"] = "skip"
+      object["entry"] = .integer(Int64(seq))
+      object["skipped"] = .bool(skipped)
     }
     object["version"] = .integer(Int64(entry.version))
     object["action"] = entry.action() ?? .null
@@ -23,6 +28,7 @@ enum HistoryWire {
     object["events"] = .array(entry.events)
     object["at"] = timestamp(entry.at)
     object["durationUs"] = .integer(microseconds(entry.duration))
+    if entry.kind == .action { object["skipped"] = .bool(entry.skipped) }
     if withEffects { object["effects"] = .array(entry.effects.map { .object(effect($0)) }) }
     return object
   }

@@ -102,6 +102,9 @@ public enum Replay {
     let latest = Latest()
     var entries = 0
     var opened = 0
+    // A recorded skip names its entry by seq; the replayed store makes no entry for recorded
+    // events, so its seqs differ: the target is found by the version its action made.
+    var actionVersions: [String: [Int64: UInt64]] = [:]
     var historyLimit = 1000
     var recorded: RecordedApplication?
     for (index, text) in lines.enumerated() {
@@ -165,6 +168,9 @@ public enum Replay {
           guard let action = line["action"], action != .null else {
             throw Refusal("line \(number): an action entry without its action")
           }
+          if let seq = line["seq"]?.integerValue {
+            actionVersions[id, default: [:]][seq] = UInt64(version)
+          }
           do {
             _ = try store.replay(wire: action, at: at)
           } catch {
@@ -184,6 +190,22 @@ public enum Replay {
               Divergence(
                 store: id, version: version, line: number, action: .null, expected: expected,
                 actual: nil, reason: "the rewind to version \(to) cannot be replayed: \(error)"))
+          }
+        case "skip":
+          guard let seq = line["entry"]?.integerValue, let skipped = line["skipped"]?.boolValue,
+            let target = actionVersions[id]?[seq]
+          else {
+            throw Refusal(
+              "line \(number): a skip entry needs the `entry` of an action before it and `skipped`")
+          }
+          do {
+            guard let branching = store as? any BranchingStore else { throw SkipError.off }
+            _ = try branching.skip(entryAt: target, skipped: skipped, cause: nil)
+          } catch {
+            return .diverged(
+              Divergence(
+                store: id, version: version, line: number, action: .null, expected: expected,
+                actual: nil, reason: "the skip of entry \(seq) cannot be replayed: \(error)"))
           }
         case "events":
           continue

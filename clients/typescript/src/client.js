@@ -527,6 +527,72 @@ export class Client {
   rewind(store, version, options = {}) {
     return this.request('store/rewind', { store, version }, options);
   }
+
+  /**
+   * `history/skip`: turns the action that made `version` off (`skipped` true) or on again, and
+   * recomputes the state from the actions that remain, as a new version (effects are not run
+   * again; subscribers get one ordinary patch).
+   *
+   * @example
+   * await client.skip('counter', 2, true);   // as if the action of version 2 never happened
+   * @param {string} store
+   * @param {number} version
+   * @param {boolean} skipped
+   * @param {import('./index.js').RequestOptions} [options]
+   * @returns {Promise<import('./index.js').DispatchResult>}
+   */
+  skip(store, version, skipped, options = {}) {
+    return this.request('history/skip', { store, version, skipped }, options);
+  }
+
+  /**
+   * `store/fork`: a new store of the same feature whose state is `store`'s at
+   * `options.version` (the current one by default); not persisted unless `options.persist`.
+   *
+   * @example
+   * const { store: sandbox } = await client.fork('counter', { version: 2, as: 'sandbox' });
+   * @param {string} store
+   * @param {{ version?: number, as?: string, persist?: boolean } & import('./index.js').RequestOptions} [options]
+   * @returns {Promise<import('./index.js').ForkResult>}
+   */
+  fork(store, options = {}) {
+    /** @type {Record<string, unknown>} */
+    const params = { store };
+    if (options.version !== undefined) params.version = options.version;
+    if (options.as !== undefined) params.as = options.as;
+    if (options.persist !== undefined) params.persist = options.persist;
+    return this.request('store/fork', params, options);
+  }
+
+  /**
+   * `state/diff`: the RFC 6902 patch turning `store`'s published state into `other`'s.
+   *
+   * @param {string} store
+   * @param {string} other
+   * @param {import('./index.js').RequestOptions} [options]
+   * @returns {Promise<import('./index.js').DiffResult>}
+   */
+  diff(store, other, options = {}) {
+    return this.request('state/diff', { store, other }, options);
+  }
+
+  /**
+   * `state/blame`: the history entry that last changed the value at `path`, with its origin
+   * chain, and the entries before it that touched it.
+   *
+   * @example
+   * const { last } = await client.blame('counter', '/count');
+   * @param {string} store
+   * @param {string} path
+   * @param {{ limit?: number } & import('./index.js').RequestOptions} [options]
+   * @returns {Promise<import('./index.js').BlameResult>}
+   */
+  blame(store, path, options = {}) {
+    /** @type {Record<string, unknown>} */
+    const params = { store, path };
+    if (options.limit !== undefined) params.limit = options.limit;
+    return this.request('state/blame', params, options);
+  }
 }
 
 /**

@@ -60,6 +60,7 @@ export const ErrorCodes = Object.freeze({
   unknownFeature: -32002,
   actionRefused: -32003,
   storeExists: -32004,
+  notRecomputable: -32005,
   shuttingDown: -32010,
   requestCancelled: -32800,
 });

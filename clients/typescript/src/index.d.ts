@@ -112,9 +112,13 @@ export interface DispatchOptions extends RequestOptions {
 /** One entry of a store's history (`history/get`). */
 export interface HistoryEntry {
   seq: number;
-  kind: 'action' | 'events' | 'rewind';
+  kind: 'action' | 'events' | 'rewind' | 'skip';
   /** For a rewind: the version restored. */
   to?: number;
+  /** For a skip: the seq of the action it turned off or on. */
+  entry?: number;
+  /** For an action: whether `history/skip` turned it off; for a skip: what it set. */
+  skipped?: boolean;
   version: number;
   action: Action | null;
   /** `request`: the client request (`client`: the attached client that sent it); `action`:
@@ -142,6 +146,52 @@ export interface HistoryResult {
   first: number;
   version: number;
   entries: HistoryEntry[];
+}
+
+/** `store/fork` result: the new store, at the version it was forked at. */
+export interface ForkResult {
+  store: string;
+  feature: string;
+  /** The store it was forked from. */
+  from: string;
+  version: number;
+  state: unknown;
+}
+
+/** `state/diff` result: `patch` turns `store`'s state into `other`'s. */
+export interface DiffResult {
+  store: string;
+  version: number;
+  other: string;
+  otherVersion: number;
+  patch: PatchOperation[];
+}
+
+/** One entry `state/blame` names: a history entry, the value's pointer then, and who set it
+ * off (nearest first, ending with an origin as in `history/get`). */
+export interface BlameTouch extends Omit<HistoryEntry, 'effects'> {
+  path: string;
+  /** The entry added the value: nothing older touched it. */
+  created: boolean;
+  chain: (
+    | { seq: number; version?: number; action?: Action | null; held?: false;
+        effects?: { effect: number; kind: string }[] }
+    | { request?: string | number | null; client?: number }
+  )[];
+}
+
+/** `state/blame` result. */
+export interface BlameResult {
+  store: string;
+  path: string;
+  version: number;
+  first: number;
+  /** The entry that last changed the value; null when no entry held did. */
+  last: BlameTouch | null;
+  /** Older entries that touched it, newest first. */
+  before: BlameTouch[];
+  /** True when the oldest touch created the value. */
+  complete: boolean;
 }
 
 export interface DispatchResult {
@@ -253,6 +303,18 @@ export class Client<F = ReferenceFeatures> {
     Promise<StateResult>;
   /** `store/rewind`: the state at `version` becomes current as a new version. */
   rewind(store: string, version: number, options?: RequestOptions): Promise<DispatchResult>;
+  /** `history/skip`: turns the action that made `version` off or on and recomputes the state. */
+  skip(store: string, version: number, skipped: boolean, options?: RequestOptions):
+    Promise<DispatchResult>;
+  /** `store/fork`: a new store whose state is `store`'s at `version` (default: now). */
+  fork(
+    store: string, options?: { version?: number; as?: string; persist?: boolean } & RequestOptions,
+  ): Promise<ForkResult>;
+  /** `state/diff`: the patch turning `store`'s state into `other`'s. */
+  diff(store: string, other: string, options?: RequestOptions): Promise<DiffResult>;
+  /** `state/blame`: the entry that last changed the value at `path`, and those before it. */
+  blame(store: string, path: string, options?: { limit?: number } & RequestOptions):
+    Promise<BlameResult>;
 }
 
 export interface MirrorOptions<S = any> {
@@ -346,6 +408,7 @@ export const ErrorCodes: Readonly<{
   unknownFeature: -32002;
   actionRefused: -32003;
   storeExists: -32004;
+  notRecomputable: -32005;
   shuttingDown: -32010;
   requestCancelled: -32800;
 }>;

@@ -168,6 +168,21 @@ class CoreLink:
     async def rewind(self, store: str, version: int) -> Any:
         return await self.client.request("store/rewind", {"store": store, "version": version})
 
+    # The branching methods go through the client's generic `request_raw`, so that the page
+    # shows the server's own error (its `data.pointer`, `data.oldest`).
+    async def skip(self, store: str, version: int, skipped: bool) -> Any:
+        return await self.client.request_raw(
+            "history/skip", {"store": store, "version": version, "skipped": skipped})
+
+    async def fork(self, store: str, version: int, name: Optional[str]) -> Any:
+        params: Message = {"store": store, "version": version}
+        if name:
+            params["as"] = name
+        return await self.client.request_raw("store/fork", params)
+
+    async def blame(self, store: str, path: str) -> Any:
+        return await self.client.request_raw("state/blame", {"store": store, "path": path})
+
     async def dispatch(self, store: str, action: Message) -> Any:
         return await self.client.request_raw("dispatch", {"store": store, "action": action})
 

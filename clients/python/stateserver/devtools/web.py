@@ -44,6 +44,9 @@ def make_app(link: CoreLink, token: str, replay_command: List[str]) -> web.Appli
     app.router.add_get(prefix + "/api/state", routes.state)
     app.router.add_post(prefix + "/api/rewind", routes.rewind)
     app.router.add_post(prefix + "/api/dispatch", routes.dispatch)
+    app.router.add_post(prefix + "/api/skip", routes.skip)
+    app.router.add_post(prefix + "/api/fork", routes.fork)
+    app.router.add_post(prefix + "/api/blame", routes.blame)
     app.router.add_get(prefix + "/api/export", routes.export)
     app.router.add_post(prefix + "/api/replay", routes.replay)
     return app
@@ -133,6 +136,35 @@ class Routes:
         if "error" in response:
             return web.json_response({"error": response["error"]}, status=400)
         return web.json_response({"result": response.get("result")})
+
+    @staticmethod
+    def _answer(response: Dict[str, Any]) -> web.Response:
+        if "error" in response:
+            return web.json_response({"error": response["error"]}, status=400)
+        return web.json_response({"result": response.get("result")})
+
+    async def skip(self, request: web.Request) -> web.Response:
+        body = await request.json()
+        store, version, skipped = body.get("store"), body.get("version"), body.get("skipped")
+        if not isinstance(store, str) or not isinstance(version, int) \
+                or not isinstance(skipped, bool):
+            return _error(400, "expected {store, version, skipped}")
+        return self._answer(await self.link.skip(store, version, skipped))
+
+    async def fork(self, request: web.Request) -> web.Response:
+        body = await request.json()
+        store, version, name = body.get("store"), body.get("version"), body.get("as")
+        if not isinstance(store, str) or not isinstance(version, int) \
+                or not isinstance(name, (str, type(None))):
+            return _error(400, "expected {store, version, as?}")
+        return self._answer(await self.link.fork(store, version, name))
+
+    async def blame(self, request: web.Request) -> web.Response:
+        body = await request.json()
+        store, path = body.get("store"), body.get("path")
+        if not isinstance(store, str) or not isinstance(path, str):
+            return _error(400, "expected {store, path}")
+        return self._answer(await self.link.blame(store, path))
 
     async def export(self, request: web.Request) -> web.StreamResponse:
         data = self.link.export()

@@ -1,10 +1,12 @@
 // The devtools page: live stores, a timeline of actions with their effects and events,
-// details of one action (diff, state tree, rewind), a dispatch form from the feature's schema,
-// and recordings out (export) and in (the replay check). All state lives in `model`; the page
-// keeps at most `model.keep` entries and renders at most once per frame.
+// details of one action (diff, state tree, rewind, skip, fork, blame from a value), a dispatch
+// form from the feature's schema, and recordings out (export) and in (the replay check, and a
+// timeline to step through). All state lives in `model`; the page keeps at most `model.keep`
+// entries and renders at most once per frame.
 import { validate, inputKind } from './schema.js';
 import { tree } from './tree.js';
 import { diff } from './diff.js';
+import { applyPatch } from './patch.js';
 
 const $ = (selector) => document.querySelector(selector);
 const SHOWN = 200; // rows in the timeline at once (the newest that pass the filters)
@@ -189,18 +191,25 @@ function row(entry, kind) {
     title: `effect ${effect.effect} (${effect.kind}) ${effect.status}, ${ms(effect.durationUs)}`,
     textContent: `${effect.kind} ${effect.status}${effect.status === 'running' ? '' : ` ${ms(effect.durationUs)}`}`,
   }));
-  const tr = element('tr', { class: `${kind}${selected ? ' selected' : ''}`, 'data-key': key(entry), 'data-kind': kind },
+  const tr = element('tr', { class: `${kind}${selected ? ' selected' : ''}${entry.skipped ? ' skipped' : ''}`, 'data-key': key(entry), 'data-kind': kind, 'data-skipped': entry.skipped ? 'yes' : 'no' },
     element('td', { class: 'num', textContent: String(entry.seq) }),
     element('td', { textContent: (entry.at || '').slice(11, 23) }),
     element('td', { textContent: entry.store }),
     element('td', { class: 'num', textContent: String(entry.version) }),
-    element('td', { class: 'type', textContent: entry.action?.type ?? (entry.kind === 'rewind' ? `rewind to ${entry.to}` : entry.kind) }),
+    element('td', { class: 'type', textContent: typeText(entry) }),
     element('td', {}, element('span', { class: `badge ${kind}`, textContent: kind })),
     element('td', { textContent: originText(entry.origin) }),
     element('td', { class: 'num', textContent: ms(entry.durationUs) }),
     element('td', {}, ...spans));
   tr.addEventListener('click', () => select(entry));
   return tr;
+}
+
+function typeText(entry) {
+  if (entry.action?.type) return entry.action.type;
+  if (entry.kind === 'rewind') return `rewind to ${entry.to}`;
+  if (entry.kind === 'skip') return `${entry.skipped ? 'skip' : 'unskip'} #${entry.entry}`;
+  return entry.kind;
 }
 
 // One action in detail
@@ -212,13 +221,21 @@ async function select(entry) {
   const rewind = element('button', { id: 'rewind', type: 'button', className: 'primary', textContent: `Rewind ${entry.store} to version ${entry.version}` });
   const result = element('div', { id: 'rewind-result', class: 'result' });
   const state = element('div', { id: 'state', class: 'tree', textContent: 'loading…' });
+  const branching = branchingControls(entry);
+  const blame = element('div', { id: 'blame', class: 'result' });
   panel.replaceChildren(
-    element('h2', { textContent: `${entry.store} #${entry.seq} at version ${entry.version}` }),
+    element('h2', { textContent: `${entry.store} #${entry.seq} at version ${entry.version}${entry.skipped ? ' (skipped)' : ''}` }),
     element('pre', { id: 'action', textContent: JSON.stringify(entry.action, null, 1) }),
     element('h2', { textContent: 'Patch' }), diff(entry.patch),
-    rewind, result,
-    element('h2', { textContent: `State at version ${entry.version}` }), state);
+    rewind, result, branching,
+    element('h2', { textContent: `State at version ${entry.version}` }),
+    element('p', { class: 'hint', textContent: 'Click a value to see which action last changed it (blame).' }),
+    state, blame);
   panel.querySelector('.diff').id = 'patch';
+  state.addEventListener('click', (event) => {
+    const target = event.target.closest('[data-pointer]');
+    if (target) showBlame(entry.store, target.dataset.pointer, blame);
+  });
   rewind.addEventListener('click', async () => {
     const answer = await call('api/rewind', { store: entry.store, version: entry.version });
     result.className = `result ${answer.error ? 'error' : 'ok'}`;
@@ -226,6 +243,62 @@ async function select(entry) {
   });
   const answer = await call(`api/state?store=${encodeURIComponent(entry.store)}&version=${entry.version}`);
   state.replaceChildren(answer.error ? element('span', { class: 'problem', textContent: describeError(answer.error) }) : tree(answer.result.state));
+}
+
+// Branching: skip or unskip the selected action, fork a store from its version, blame a value
+
+function branchingControls(entry) {
+  const box = element('div', { class: 'branching' });
+  const result = element('div', { id: 'branch-result', class: 'result' });
+  if (entry.kind === 'action') {
+    const skip = element('button', { id: 'skip', type: 'button', textContent: entry.skipped ? 'Unskip this action' : 'Skip this action' });
+    skip.addEventListener('click', async () => {
+      const answer = await call('api/skip', { store: entry.store, version: entry.version, skipped: !entry.skipped });
+      show(result, answer, (value) => {
+        entry.skipped = !entry.skipped;
+        schedule();
+        return `${entry.store} is at version ${value.version}, recomputed ${entry.skipped ? 'without' : 'with'} #${entry.seq} (effects not run again)`;
+      });
+      skip.textContent = entry.skipped ? 'Unskip this action' : 'Skip this action';
+    });
+    box.append(skip);
+  }
+  const name = element('input', { id: 'fork-as', placeholder: 'fork id (optional)' });
+  const fork = element('button', { id: 'fork', type: 'button', textContent: `Fork ${entry.store} at version ${entry.version}` });
+  fork.addEventListener('click', async () => {
+    const answer = await call('api/fork', { store: entry.store, version: entry.version, as: name.value.trim() || null });
+    show(result, answer, (value) => `forked ${value.store} from ${value.from} at version ${value.version}`);
+  });
+  box.append(name, fork, result);
+  return box;
+}
+
+function show(box, answer, describe) {
+  box.className = `result ${answer.error ? 'error' : 'ok'}`;
+  box.textContent = answer.error ? describeError(answer.error) : describe(answer.result);
+}
+
+function chainText(chain) {
+  return (chain || []).map((link) => {
+    if (link.seq !== undefined) {
+      const effects = (link.effects || []).map((effect) => `${effect.kind} effect ${effect.effect}`).join(', ');
+      return `${effects || 'an effect'} of #${link.seq} ${link.action?.type ?? ''}`.trim();
+    }
+    return originText(link);
+  }).join(' ← ');
+}
+
+async function showBlame(store, path, box) {
+  const answer = await call('api/blame', { store, path });
+  box.dataset.path = path;
+  if (answer.error) { show(box, answer, () => ''); return; }
+  const { last, before, complete } = answer.result;
+  const line = (touch) => element('li', { 'data-seq': String(touch.seq), textContent: `#${touch.seq} ${typeText(touch)} at version ${touch.version}${touch.created ? ' (created it)' : ''}: ${chainText(touch.chain)}` });
+  box.className = 'result ok';
+  box.replaceChildren(
+    element('div', { class: 'summary', textContent: last ? `${path || '(root)'} in ${store} last changed by #${last.seq} ${typeText(last)} at version ${last.version}` : `${path || '(root)'} in ${store}: no entry held changed it` }),
+    element('ol', { class: 'blame' }, ...(last ? [line(last)] : []), ...before.map(line)),
+    complete ? null : element('div', { class: 'hint', textContent: 'older changes may have left the history' }));
 }
 
 function describeError(error) {
@@ -337,7 +410,9 @@ async function importRecording(event) {
   const file = event.target.files[0];
   if (!file) return;
   showReplay('running', `replaying ${file.name}…`);
-  const response = await fetch('api/replay', { method: 'POST', body: await file.text() });
+  const text = await file.text();
+  loadTimeline(file.name, text);
+  const response = await fetch('api/replay', { method: 'POST', body: text });
   const answer = await response.json();
   event.target.value = '';
   const outcome = answer.outcome || {};
@@ -351,6 +426,56 @@ async function importRecording(event) {
   } else {
     showReplay('refused', `${file.name}: refused: ${answer.stderr.trim()}`);
   }
+}
+
+// An imported recording as a timeline of steps: each entry with its action, its patch and the
+// view of its store after it, rebuilt from the state the store opened with and the patches.
+
+const recording = { name: '', steps: [], at: -1 };
+
+function loadTimeline(name, text) {
+  const views = new Map();
+  const steps = [];
+  for (const [index, line] of text.split('\n').entries()) {
+    if (!line.trim()) continue;
+    let item;
+    try { item = JSON.parse(line); } catch { steps.push({ problem: `line ${index + 1} is not JSON` }); continue; }
+    if (item.type === 'open') views.set(item.store, { view: item.state, broken: null });
+    if (item.type !== 'entry') continue;
+    const store = views.get(item.store) || { view: null, broken: 'no open line before it' };
+    if (!store.broken) {
+      try { store.view = applyPatch(store.view, item.patch || []); } catch (error) {
+        store.broken = `its patch does not apply to the opened state (${error.message}): the feature's view differs from its state`;
+      }
+    }
+    views.set(item.store, store);
+    steps.push({ line: index + 1, entry: item, view: store.view, broken: store.broken });
+  }
+  Object.assign(recording, { name, steps, at: steps.length ? 0 : -1 });
+  renderStep();
+}
+
+function renderStep() {
+  const box = $('#recording');
+  box.hidden = false;
+  const step = recording.steps[recording.at];
+  const prev = element('button', { id: 'step-prev', type: 'button', textContent: '◀ previous', disabled: recording.at <= 0 });
+  const next = element('button', { id: 'step-next', type: 'button', textContent: 'next ▶', disabled: recording.at >= recording.steps.length - 1 });
+  const slider = element('input', { id: 'step-slider', type: 'range', min: 0, max: Math.max(0, recording.steps.length - 1), value: Math.max(0, recording.at) });
+  prev.addEventListener('click', () => { recording.at -= 1; renderStep(); });
+  next.addEventListener('click', () => { recording.at += 1; renderStep(); });
+  slider.addEventListener('input', () => { recording.at = Number(slider.value); renderStep(); });
+  const label = element('span', { id: 'step-label', textContent: step ? `step ${recording.at + 1} of ${recording.steps.length}: ${step.entry ? `${step.entry.store} #${step.entry.seq} → version ${step.entry.version}` : step.problem}` : `${recording.name}: no entries` });
+  const parts = [element('h2', { textContent: `Recording ${recording.name}` }), element('div', { class: 'stepper' }, prev, slider, next, label)];
+  if (step?.entry) {
+    const entry = step.entry;
+    parts.push(
+      element('pre', { id: 'step-action', textContent: `${typeText(entry)}  (${originText(entry.origin)})\n${JSON.stringify(entry.action, null, 1)}` }),
+      element('h2', { textContent: 'Patch' }), Object.assign(diff(entry.patch || []), { id: 'step-patch' }),
+      element('h2', { textContent: `State of ${entry.store} at version ${entry.version}` }),
+      step.broken ? element('div', { id: 'step-state', class: 'problem', textContent: step.broken }) : Object.assign(tree(step.view), { id: 'step-state' }));
+  }
+  box.replaceChildren(...parts);
 }
 
 function showReplay(kind, text) {
