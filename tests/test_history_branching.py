@@ -158,3 +158,32 @@ def test_a_recorded_skip_replays(spawn, stateserver_bin, tmp_path):
                             text=True, timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
     assert json.loads(result.stdout)["replay"] == "match"
+
+
+def test_the_python_clients_speak_the_branching_methods(spawn, stateserver_bin):
+    """`skip`, `fork`, `diff` and `blame` on both clients send the methods above and return
+    their results."""
+    import asyncio
+
+    from stateserver import AsyncClient
+
+    client = spawn("--history", "100")
+    three_edits(client)
+    assert client.skip("counter", 2) == {"store": "counter", "version": 4}
+    fork = client.fork("counter", 1, as_="sandbox")
+    assert fork["store"] == "sandbox" and fork["state"] == {"count": 1}
+    assert client.diff("counter", "sandbox")["patch"] == [
+        {"op": "replace", "path": "/count", "value": 1}]
+    assert client.blame("counter", "/count")["last"]["version"] == 4
+    assert client.skip("counter", 2, skipped=False) == {"store": "counter", "version": 5}
+
+    async def run():
+        async with await AsyncClient.spawn([stateserver_bin, "--ephemeral", "--history", "100"]) \
+                as other:
+            await other.dispatch("counter", {"type": "increment"})
+            await other.dispatch("counter", {"type": "set", "value": 10})
+            assert await other.skip("counter", 2) == {"store": "counter", "version": 3}
+            assert (await other.fork("counter", as_="copy"))["store"] == "copy"
+            assert (await other.diff("counter", "copy"))["patch"] == []
+            assert (await other.blame("counter", "/count", limit=1))["last"]["version"] == 3
+    asyncio.run(run())

@@ -16,6 +16,12 @@ What each fenced block of README.md and docs/guide/*.md is, by its language:
   lines are, in order, lines of that file's test of the same name; its `main.swift` makes the
   call Examples/Timers compiles (`make example-test`); its dependent package's manifest is
   resolved by tests/test_getting_started.py. No other Swift block may appear there.
+- `jsonrpc`: a conversation, `> ` a request and `< ` a message the server sends (a `< ` line
+  that is not JSON, such as `< ... version 2`, stands for one or more messages; indented lines
+  continue the line above); a request shown with no `< ` line is answered, its messages not
+  shown. Every such block of one file is one conversation with one
+  `stateserver --ephemeral --history 100`, in order: each request's messages up to its
+  response must be the ones shown (JSON compared as JSON).
 - `bash`, `lua`, `json`, `ts` are shown, not run here: commands that install, build or serve
   until stopped, a Neovim set-up, a history entry (the protocol's schema tests describe it);
   the `ts` and the bindings' `python` in docs/reference/bindings.md are checked by
@@ -46,7 +52,7 @@ GUIDES = sorted((ROOT / "docs" / "guide").glob("*.md"))
 RUN = [ROOT / "README.md", *GUIDES]
 CONSOLE = [*RUN, *sorted((ROOT / "docs" / "reference").glob("*.md"))]
 LINKED = [ROOT / "README.md", ROOT / "bench" / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
-KINDS = {"console", "sh", "python", "js", "swift", "bash", "lua", "json", "ts"}
+KINDS = {"console", "sh", "python", "js", "swift", "bash", "lua", "json", "ts", "jsonrpc"}
 PYTEST_BLOCK = re.compile(r"# (test_\w+\.py): run with pytest\n")
 
 
@@ -418,3 +424,62 @@ def test_every_relative_link_leads_to_a_file_of_the_repository(source, target):
 @pytest.mark.parametrize("path", LINKED, ids=name)
 def test_the_docs_name_no_path_outside_the_repository(path):
     assert "../shared" not in path.read_text() and "/work/" not in path.read_text()
+
+
+def conversations():
+    """(path, [(request line, expected message lines)]) for the files with `jsonrpc` blocks."""
+    found = []
+    for path in RUN:
+        exchanges = []
+        for _, _, body, _ in blocks(path, "jsonrpc"):
+            lines = []
+            for line in body.splitlines():
+                if line[:1].isspace() and lines:
+                    lines[-1] += line.strip()
+                elif line.strip():
+                    lines.append(line)
+            for line in lines:
+                if line.startswith("> "):
+                    exchanges.append((line[2:], []))
+                else:
+                    assert line.startswith("< ") and exchanges, f"{name(path)}: {line!r}"
+                    exchanges[-1][1].append(line[2:])
+        if exchanges:
+            found.append((path, exchanges))
+    return found
+
+
+def matches(received, shown):
+    """Whether the messages are the ones shown, a text line standing for one or more."""
+    if not shown:
+        return not received
+    want, rest = shown[0], shown[1:]
+    if not isinstance(want, str):
+        return bool(received) and received[0] == want and matches(received[1:], rest)
+    return any(matches(received[count:], rest) for count in range(1, len(received) + 1))
+
+
+@pytest.mark.parametrize("path,exchanges", conversations(), ids=lambda value: (
+    name(value) if isinstance(value, Path) else None))
+def test_jsonrpc_conversations_are_what_the_server_says(path, exchanges, stateserver_bin):
+    server = subprocess.Popen([stateserver_bin, "--ephemeral", "--history", "100"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        for request, expected in exchanges:
+            request_id = json.loads(request)["id"]
+            server.stdin.write(request + "\n")
+            server.stdin.flush()
+            received = []
+            while True:
+                line = server.stdout.readline()
+                assert line, f"{name(path)}: the server ended before answering {request}"
+                received.append(json.loads(line))
+                if received[-1].get("id") == request_id and "method" not in received[-1]:
+                    break
+            if not expected:
+                continue
+            shown = [parsed(line) for line in expected]
+            assert matches(received, shown), (request, received, expected)
+    finally:
+        server.stdin.close()
+        server.wait(timeout=30)

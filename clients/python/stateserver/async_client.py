@@ -3,7 +3,7 @@ import asyncio
 from typing import Any, AsyncIterator, Callable, Dict, List, Mapping, Optional, Tuple, Union
 
 from .async_mirror import AsyncMirror
-from .connection import (STDERR_TAIL_BYTES, Command, Connection, Framer, Listener, Message,
+from .connection import (STDERR_TAIL_BYTES, fork_params, Command, Connection, Framer, Listener, Message,
                          ResponseHook, command_line, id_key, result_of)
 from .errors import ServerExited
 
@@ -154,6 +154,33 @@ class AsyncClient:
             self.notify("dispatch", params)
             return None
         return await self.request("dispatch", params, timeout=timeout)
+
+    async def skip(self, store: str, version: int, skipped: bool = True,
+             timeout: float = 30) -> "Any":
+        """`history/skip`: turn the action that made `version` off (or on again with
+        `skipped=False`) and recompute the state from the actions that remain."""
+        return await self.request("history/skip", {"store": store, "version": version,
+                                             "skipped": skipped}, timeout=timeout)
+
+    async def fork(self, store: str, version: "int | None" = None, as_: "str | None" = None,
+             persist: "bool | None" = None, timeout: float = 30) -> "Any":
+        """`store/fork`: a new store of the same feature, starting from `store`'s state at
+        `version` (the current one when omitted), named `as_` (or by the server)."""
+        return await self.request("store/fork", fork_params(store, version, as_, persist),
+                            timeout=timeout)
+
+    async def diff(self, store: str, other: str, timeout: float = 30) -> "Any":
+        """`state/diff`: the RFC 6902 patch that turns `store`'s state into `other`'s."""
+        return await self.request("state/diff", {"store": store, "other": other}, timeout=timeout)
+
+    async def blame(self, store: str, path: str, limit: "int | None" = None,
+              timeout: float = 30) -> "Any":
+        """`state/blame`: the history entry that last changed the value at `path`, and the
+        entries before it that touched it."""
+        params: "dict[str, object]" = {"store": store, "path": path}
+        if limit is not None:
+            params["limit"] = limit
+        return await self.request("state/blame", params, timeout=timeout)
 
     async def shutdown(self, timeout: float = 30) -> int:
         """Asks the server to drain and stop (`shutdown`), then closes; returns the exit status."""

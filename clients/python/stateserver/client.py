@@ -4,7 +4,7 @@ import subprocess
 import threading
 from typing import IO, Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
 
-from .connection import (DEFAULT_RECORD, KEPT_LISTENER_ERRORS, STDERR_TAIL_BYTES, Command,
+from .connection import (DEFAULT_RECORD, fork_params, KEPT_LISTENER_ERRORS, STDERR_TAIL_BYTES, Command,
                          Connection, Framer, Incoming, Listener, Message, ResponseHook,
                          command_line, default_command, id_key, record_capacity, result_of)
 from .errors import RPCError, ServerExited
@@ -399,3 +399,30 @@ class Client:
     def rewind(self, store: str, version: int, timeout: float = 30) -> "Any":
         """`store/rewind`: the state at `version` becomes current as a new version."""
         return self.request("store/rewind", {"store": store, "version": version}, timeout=timeout)
+
+    def skip(self, store: str, version: int, skipped: bool = True,
+             timeout: float = 30) -> "Any":
+        """`history/skip`: turn the action that made `version` off (or on again with
+        `skipped=False`) and recompute the state from the actions that remain."""
+        return self.request("history/skip", {"store": store, "version": version,
+                                             "skipped": skipped}, timeout=timeout)
+
+    def fork(self, store: str, version: "int | None" = None, as_: "str | None" = None,
+             persist: "bool | None" = None, timeout: float = 30) -> "Any":
+        """`store/fork`: a new store of the same feature, starting from `store`'s state at
+        `version` (the current one when omitted), named `as_` (or by the server)."""
+        return self.request("store/fork", fork_params(store, version, as_, persist),
+                            timeout=timeout)
+
+    def diff(self, store: str, other: str, timeout: float = 30) -> "Any":
+        """`state/diff`: the RFC 6902 patch that turns `store`'s state into `other`'s."""
+        return self.request("state/diff", {"store": store, "other": other}, timeout=timeout)
+
+    def blame(self, store: str, path: str, limit: "int | None" = None,
+              timeout: float = 30) -> "Any":
+        """`state/blame`: the history entry that last changed the value at `path`, and the
+        entries before it that touched it."""
+        params: "dict[str, object]" = {"store": store, "path": path}
+        if limit is not None:
+            params["limit"] = limit
+        return self.request("state/blame", params, timeout=timeout)

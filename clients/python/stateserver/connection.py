@@ -243,3 +243,16 @@ class Connection:
         """The error for a waiter whose answer will never come."""
         why = self.failure or "the server exited"
         return ServerExited(f"{why} before {waiting_for}{hint}")
+
+
+def fork_params(store: str, version: "int | None", as_: "str | None",
+                 persist: "bool | None") -> "dict[str, object]":
+    """`store/fork`'s params, members left out when not given."""
+    params: "dict[str, object]" = {"store": store}
+    if version is not None:
+        params["version"] = version
+    if as_ is not None:
+        params["as"] = as_
+    if persist is not None:
+        params["persist"] = persist
+    return params
