@@ -2,8 +2,8 @@
 
   scale.py --server BIN --echo ECHO [--sizes 1000,100000,1000000] [--edits K] [--out FILE]
 
-For each size it writes one `store/open` line of that many notes (the shape of
-Sources/Features/Notes: id, text, createdAt, updatedAt, syncStatus; about 130 bytes each) and
+For each size it writes one `store/open` line of that many notes (every field of
+Sources/Features/Notes/Note.swift as the server writes it; about 150 bytes each) and
 measures, in the same run:
   - Python `json.loads` of that line: seconds, peak RSS;
   - the jansson echo (bench/server/echo.c, parse + dump) of that line: seconds, peak RSS;
@@ -27,9 +27,10 @@ import time
 
 
 def note(i):
-    return {"id": f"n{i}", "text": f"note {i} of the scale benchmark",
-            "createdAt": "2026-01-01T00:00:00Z", "updatedAt": "2026-01-01T00:00:00Z",
-            "syncStatus": "synchronized"}
+    # A note as the server publishes it (Sources/Features/Notes/Note.swift), every field written.
+    return {"id": f"n{i}", "serverId": None, "text": f"note {i}",
+            "createdAt": "2026-01-01T00:00:00.000Z", "updatedAt": "2026-01-01T00:00:00.000Z",
+            "syncStatus": "synchronized", "serverText": None}
 
 
 def message(i, method, params):
