@@ -139,9 +139,8 @@ class Server:
 
 def server_cmd(binary, history, state_dir):
     cmd = [binary, "--max-message-bytes", str(1 << 30), "--history", str(history)]
-    if state_dir:
-        cmd += ["--state-dir", state_dir]
-    return cmd
+    # Without a state directory nothing is persisted (the default notes store included).
+    return cmd + (["--state-dir", state_dir] if state_dir else ["--ephemeral"])
 
 
 def open_and_edit(binary, n, k, history, state_dir, line, edits):
