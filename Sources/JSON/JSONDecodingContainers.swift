@@ -24,11 +24,13 @@ struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
   }
 
   /// The member at `key`; a missing one is an error whose pointer names it.
-  private func member(_ key: Key, expecting expected: String) throws -> JSON {
+  // `expected` is built only for the error: for a generic type it is a run-time cast and, for a
+  // raw-value enum, the list of its cases, which a state of many elements paid per member.
+  private func member(_ key: Key, expecting expected: @autoclosure () -> String) throws -> JSON {
     asked?.ask(key.stringValue)
     guard let value = object[key.stringValue] else {
       throw decoder.failure(
-        at: key, "required field '\(key.stringValue)' is missing; expected \(expected)")
+        at: key, "required field '\(key.stringValue)' is missing; expected \(expected())")
     }
     return value
   }

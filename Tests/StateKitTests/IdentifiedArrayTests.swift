@@ -34,6 +34,18 @@ import Testing
     #expect(items.isEmpty)
   }
 
+  @Test func aRepeatedIdInASequenceKeepsTheLastElementAtTheFirstPosition() {
+    var items = IdentifiedArray([
+      Item(id: 1, name: "a"), Item(id: 2, name: "b"), Item(id: 1, name: "A"),
+      Item(id: 3, name: "c"),
+    ])
+    #expect(items.ids == [1, 2, 3])
+    #expect(items.map(\.name) == ["A", "b", "c"])
+    #expect(items.index(id: 3) == 2)
+    items.modify(id: 3) { $0.name = "C" }
+    #expect(items[id: 3]?.name == "C")
+  }
+
   @Test func encodesAsAPlainArrayAndRefusesRepeatedIds() throws {
     let items: IdentifiedArray<Item> = [Item(id: 1, name: "a")]
     let json = try JSONValueEncoder().encode(items)

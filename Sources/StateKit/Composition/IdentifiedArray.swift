@@ -40,10 +40,36 @@ where Element.ID: Sendable {
   /// The elements in order; when ids repeat, the last element with an id wins, at the
   /// position of the first.
   public init<S: Sequence>(_ elements: S) where S.Element == Element {
-    self.init()
-    for element in elements { updateOrAppend(element) }
+    // Built directly rather than by `updateOrAppend`, which records every insertion in a
+    // lineage that is replaced at the end anyway and hashes each id twice: opening a large
+    // state makes one of these per element.
+    var built: [Element] = []
+    built.reserveCapacity(elements.underestimatedCount)
+    var positions = [ID: Int](minimumCapacity: elements.underestimatedCount)
+    for element in elements {
+      let next = built.count
+      // One hash per id: the `default:` subscript inserts `next` when the id is new.
+      let position = Self.value(&positions[element.id, default: next])
+      if position == next {
+        built.append(element)
+      } else {
+        built[position] = element
+      }
+    }
+    self.elements = built
+    self.positions = positions
     lineage = Lineage()
   }
+
+  /// An array of `elements`, whose ids are known to be distinct, with their index.
+  private init(distinct elements: [Element], positions: [ID: Int]) {
+    self.elements = elements
+    self.positions = positions
+    lineage = Lineage()
+  }
+
+  @inline(__always)
+  private static func value(_ slot: inout Int) -> Int { slot }
 
   /// The ids, in order.
   public var ids: [ID] { elements.map(\.id) }
@@ -218,13 +244,17 @@ extension IdentifiedArray: Encodable where Element: Encodable {
 extension IdentifiedArray: Decodable where Element: Decodable {
   /// Decodes a plain array; repeated ids are a decoding error.
   public init(from decoder: any Decoder) throws {
+    // The decoded array is kept as it is (no second copy of a large state's elements); only
+    // the index is built.
     let decoded = try [Element](from: decoder)
-    self.init(decoded)
-    if positions.count != decoded.count {
+    var positions = [ID: Int](minimumCapacity: decoded.count)
+    for position in decoded.indices
+    where positions.updateValue(position, forKey: decoded[position].id) != nil {
       throw DecodingError.dataCorrupted(
         DecodingError.Context(
           codingPath: decoder.codingPath, debugDescription: "the ids of the elements repeat"))
     }
+    self.init(distinct: decoded, positions: positions)
   }
 }
 

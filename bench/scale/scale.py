@@ -1,0 +1,261 @@
+"""State at scale, side by side in one run (issue 28).
+
+  scale.py --server BIN --echo ECHO [--sizes 1000,100000,1000000] [--edits K] [--out FILE]
+
+For each size it writes one `store/open` line of that many notes (every field of
+Sources/Features/Notes/Note.swift as the server writes it; about 150 bytes each) and
+measures, in the same run:
+  - Python `json.loads` of that line: seconds, peak RSS;
+  - the jansson echo (bench/server/echo.c, parse + dump) of that line: seconds, peak RSS;
+  - the server's `store/open` of it: seconds to the answer, peak RSS (VmHWM), RSS right after
+    the answer and after two idle seconds (the server trims free memory when idle);
+  - K pipelined `edit`s of one note each: in memory (`--history 0`), with history
+    (`--history 1000`, the default) and persisted (`persist: true`, `--state-dir`);
+  - restart of the persisted store: spawn to the answer of a cheap request, and spawn to the
+    answer of the `store/open` that restores it.
+Prints one JSON object per measurement and a Markdown table of the ratios at the end.
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+
+def note(i):
+    # A note as the server publishes it (Sources/Features/Notes/Note.swift), every field written.
+    return {"id": f"n{i}", "serverId": None, "text": f"note {i}",
+            "createdAt": "2026-01-01T00:00:00.000Z", "updatedAt": "2026-01-01T00:00:00.000Z",
+            "syncStatus": "synchronized", "serverText": None}
+
+
+def message(i, method, params):
+    return (json.dumps({"jsonrpc": "2.0", "id": i, "method": method, "params": params},
+                       separators=(",", ":")) + "\n").encode()
+
+
+def open_line(n, persist):
+    params = {"feature": "notes", "store": "bench", "state": {"notes": [note(i) for i in range(n)]}}
+    if persist:
+        params["persist"] = True
+    return message(1, "store/open", params)
+
+
+def edit_lines(n, k, first):
+    return b"".join(
+        message(i, "dispatch", {"store": "bench", "action": {
+            "type": "edit", "id": f"n{(i * 7919) % n}", "text": f"edit {i}"}})
+        for i in range(first, first + k))
+
+
+def status(pid):
+    fields = {}
+    with open(f"/proc/{pid}/status") as f:
+        for row in f:
+            key, _, value = row.partition(":")
+            if key in ("VmHWM", "VmRSS"):
+                fields[key] = int(value.split()[0]) * 1024
+    return fields
+
+
+def python_loads(path):
+    code = ("import json,resource,sys,time\n"
+            "data=open(sys.argv[1],'rb').read()\n"
+            "t=time.perf_counter(); v=json.loads(data); s=time.perf_counter()-t\n"
+            "print(s, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss*1024)\n")
+    out = subprocess.run([sys.executable, "-c", code, path], capture_output=True, check=True)
+    seconds, peak = out.stdout.split()
+    return {"seconds": float(seconds), "peak": int(peak)}
+
+
+def echo(binary, path):
+    with open(path, "rb") as stdin:
+        start = time.perf_counter()
+        child = subprocess.Popen([binary], stdin=stdin, stdout=subprocess.DEVNULL)
+        _, _, usage = os.wait4(child.pid, 0)
+        seconds = time.perf_counter() - start
+    child.returncode = 0
+    return {"seconds": seconds, "peak": usage.ru_maxrss * 1024}
+
+
+class Server:
+    """A server on pipes; `await_id` reads until the line answering an id has ended."""
+
+    def __init__(self, cmd):
+        self.start = time.perf_counter()
+        self.child = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                      stderr=subprocess.DEVNULL, bufsize=0)
+        self.fd = self.child.stdout.fileno()
+        self.pending = b""
+
+    def send(self, data):
+        thread = threading.Thread(target=self._write, args=(data,))
+        thread.start()
+        return thread
+
+    def _write(self, data):
+        try:
+            self.child.stdin.write(data)
+            self.child.stdin.flush()
+        except BrokenPipeError:
+            pass
+
+    def await_id(self, i):
+        marks = (b'"id":%d,' % i, b'"id":%d}' % i)
+        head = self.pending  # the start of the line being read
+        in_line = True
+        found = False
+        while True:
+            if in_line and not found and any(m in head[:64] for m in marks):
+                found = True
+            newline = head.find(b"\n")
+            if newline >= 0:
+                line_head = head[:newline]
+                if found or any(m in line_head[:64] for m in marks):
+                    self.pending = head[newline + 1:]
+                    return
+                head = head[newline + 1:]
+                found = False
+                continue
+            chunk = os.read(self.fd, 1 << 20)
+            if not chunk:
+                raise SystemExit(f"the server closed stdout before id {i}")
+            # Only the start of a line is kept whole; the rest is scanned for its end.
+            if len(head) > 256:
+                head = head[:256] + chunk if b"\n" not in chunk else head[:256] + chunk
+            else:
+                head = head + chunk
+
+    def close(self):
+        self.child.stdin.close()
+        while os.read(self.fd, 1 << 20):
+            pass
+        self.child.wait()
+
+
+def server_cmd(binary, history, state_dir):
+    cmd = [binary, "--max-message-bytes", str(1 << 30), "--history", str(history)]
+    # Without a state directory nothing is persisted (the default notes store included).
+    return cmd + (["--state-dir", state_dir] if state_dir else ["--ephemeral"])
+
+
+def open_and_edit(binary, n, k, history, state_dir, line, edits):
+    server = Server(server_cmd(binary, history, state_dir))
+    start = time.perf_counter()
+    server.send(line).join()
+    server.await_id(1)
+    opened = time.perf_counter() - start
+    memory = status(server.child.pid)
+    time.sleep(2)
+    idle = status(server.child.pid)
+    start = time.perf_counter()
+    writer = server.send(edits)
+    server.await_id(k + 1)
+    edit_seconds = time.perf_counter() - start
+    writer.join()
+    after_edits = status(server.child.pid)
+    server.close()
+    return {"open_s": opened, "peak": memory["VmHWM"], "after": memory["VmRSS"],
+            "idle": idle["VmRSS"], "edit_us": edit_seconds / k * 1e6,
+            "after_edits": after_edits["VmRSS"], "peak_total": after_edits["VmHWM"]}
+
+
+def restart(binary, n, state_dir):
+    server = Server(server_cmd(binary, 0, state_dir))
+    server.send(message(1, "rpc.discover", {})).join()
+    server.await_id(1)
+    first = time.perf_counter() - server.start
+    line = message(2, "store/open", {"feature": "notes", "store": "bench", "persist": True})
+    server.send(line).join()
+    server.await_id(2)
+    opened = time.perf_counter() - server.start
+    memory = status(server.child.pid)
+    server.close()
+    return {"first_answer_s": first, "restored_s": opened, "peak": memory["VmHWM"],
+            "after": memory["VmRSS"]}
+
+
+def measure(args, n, work):
+    k = args.edits
+    path = os.path.join(work, f"open-{n}.json")
+    line = open_line(n, persist=False)
+    with open(path, "wb") as f:
+        f.write(line)
+    row = {"n": n, "bytes": len(line)}
+    row["python"] = python_loads(path)
+    row["echo"] = echo(args.echo, path)
+    edits = edit_lines(n, k, 2)
+    row["memory"] = open_and_edit(args.server, n, k, 0, None, line, edits)
+    row["history"] = open_and_edit(args.server, n, k, 1000, None, line, edits)
+    state_dir = os.path.join(work, f"state-{n}")
+    os.makedirs(state_dir)
+    row["persisted"] = open_and_edit(args.server, n, k, 0, state_dir,
+                                     open_line(n, persist=True), edits)
+    row["restart"] = restart(args.server, n, state_dir)
+    shutil.rmtree(state_dir)
+    os.unlink(path)
+    print(json.dumps(row), flush=True)
+    return row
+
+
+def table(rows):
+    mb = 1 << 20
+    small = rows[0]
+    out = ["| notes | JSON MB | open s (python, echo) | open / python | peak MB (/ JSON) "
+           "| after MB (/ JSON) | idle MB | edit us mem / hist / persisted | vs smallest "
+           "| hist / mem | restart: first answer, restored s |",
+           "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        m, h, p, s = r["memory"], r["history"], r["persisted"], r["restart"]
+        size = r["bytes"] / mb
+        out.append(
+            f"| {r['n']:,} | {size:.1f} | {m['open_s']:.3f} ({r['python']['seconds']:.3f}, "
+            f"{r['echo']['seconds']:.3f}) | {m['open_s'] / r['python']['seconds']:.2f}x "
+            f"| {m['peak'] / mb:.0f} ({m['peak'] / r['bytes']:.1f}x; python "
+            f"{r['python']['peak'] / mb:.0f}, echo {r['echo']['peak'] / mb:.0f}) "
+            f"| {m['after'] / mb:.0f} ({m['after'] / r['bytes']:.1f}x) | {m['idle'] / mb:.0f} "
+            f"| {m['edit_us']:.1f} / {h['edit_us']:.1f} / {p['edit_us']:.1f} "
+            f"| {m['edit_us'] / small['memory']['edit_us']:.2f}x / "
+            f"{p['edit_us'] / small['persisted']['edit_us']:.2f}x "
+            f"| {h['edit_us'] / m['edit_us']:.2f}x "
+            f"| {s['first_answer_s']:.3f}, {s['restored_s']:.3f} |")
+    return "\n".join(out)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--server", required=True, action="append")
+    parser.add_argument("--echo", required=True)
+    parser.add_argument("--sizes", default="1000,100000,1000000")
+    parser.add_argument("--edits", type=int, default=2000)
+    parser.add_argument("--out")
+    args = parser.parse_args()
+    servers = args.server
+    work = tempfile.mkdtemp(prefix="scale-")
+    report = []
+    try:
+        for n in [int(s) for s in args.sizes.split(",")]:
+            # Each server binary at each size, alternated, so that they see the same machine.
+            for binary in servers:
+                args.server = binary
+                row = measure(args, n, work)
+                row["server"] = binary
+                report.append(row)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    text = []
+    for binary in servers:
+        text.append(f"\n{binary}\n")
+        text.append(table([r for r in report if r["server"] == binary]))
+    print("\n".join(text))
+    if args.out:
+        with open(args.out, "w") as f:
+            json.dump(report, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
