@@ -19,8 +19,9 @@ extension JSON {
   ) -> (value: JSON, count: Int)? {
     guard let base = bytes.baseAddress, let first = bytes.first, first == 0x7B || first == 0x5B
     else { return nil }
-    var parser = JSONParser(bytes, allowDuplicateKeys: false)
-    guard let value = try? parser.parseValue(), parser.refusals.isEmpty else { return nil }
+    guard var parser = JSONParser(bytes, allowDuplicateKeys: false),
+      let value = try? parser.parseValue(), parser.refusals.isEmpty
+    else { return nil }
     let count = parser.offset
     // Each level takes an opening and a closing byte, so a value shorter than this cannot nest
     // past the limit; a longer one is left to the whole parse rather than measured.

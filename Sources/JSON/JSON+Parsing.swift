@@ -40,7 +40,9 @@ extension JSON {
     // A raw NUL is refused wherever it is, even inside text that would otherwise parse: memchr
     // finds one faster than the parser could check each byte for it.
     let nul = memchr(base, 0, bytes.count).map { base.distance(to: UnsafeRawPointer($0)) }
-    var parser = JSONParser(bytes, allowDuplicateKeys: options.contains(.allowDuplicateKeys))
+    guard
+      var parser = JSONParser(bytes, allowDuplicateKeys: options.contains(.allowDuplicateKeys))
+    else { throw JSONParseError(.unexpectedEnd, "the input is empty", position: 0, in: bytes) }
     let value: JSON
     do {
       value = try parser.parseText()

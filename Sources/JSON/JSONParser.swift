@@ -41,11 +41,11 @@ struct JSONParser {
   /// The bytes of a string with escapes, kept between strings to reuse its allocation.
   private var scratch: [UInt8] = []
 
-  init(_ bytes: UnsafeRawBufferPointer, allowDuplicateKeys: Bool) {
+  /// A parser of `bytes`; nil when they have no address (an empty buffer may not).
+  init?(_ bytes: UnsafeRawBufferPointer, allowDuplicateKeys: Bool) {
+    guard let base = bytes.baseAddress else { return nil }
     self.bytes = bytes
-    // An empty buffer may have no base address; any valid pointer serves, as nothing is read.
-    self.start = (bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!)
-      .assumingMemoryBound(to: UInt8.self)
+    self.start = base.assumingMemoryBound(to: UInt8.self)
     self.allowDuplicateKeys = allowDuplicateKeys
   }
 
@@ -370,7 +370,9 @@ struct JSONParser {
     var iterator = content.makeIterator()
     var decoder = Unicode.UTF8.ForwardParser()
     var consumed = 0
-    while case .valid(let scalar) = decoder.parseScalar(from: &iterator) { consumed += scalar.count }
+    while case .valid(let scalar) = decoder.parseScalar(from: &iterator) {
+      consumed += scalar.count
+    }
     let byte = consumed < content.count ? " (byte 0x\(String(content[consumed], radix: 16)))" : ""
     return failure(.invalidUTF8, "invalid UTF-8 in a string\(byte)")
   }

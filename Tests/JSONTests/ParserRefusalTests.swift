@@ -10,7 +10,8 @@ struct ParserRefusalTests {
     var text = text
     let result = text.withUTF8 { utf8 in
       Result { () throws(JSONParseError) in
-        var parser = JSONParser(UnsafeRawBufferPointer(utf8), allowDuplicateKeys: false)
+        guard var parser = JSONParser(UnsafeRawBufferPointer(utf8), allowDuplicateKeys: false)
+        else { throw JSONParseError(.unexpectedEnd, "empty", position: 0, in: .init(utf8)) }
         let value = try parser.parseText()
         return (value, parser.refusals)
       }
