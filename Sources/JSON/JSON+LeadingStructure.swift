@@ -19,14 +19,15 @@ extension JSON {
   ) -> (value: JSON, count: Int)? {
     guard let base = bytes.baseAddress, let first = bytes.first, first == 0x7B || first == 0x5B
     else { return nil }
-    guard var parser = JSONParser(bytes, allowDuplicateKeys: false),
+    // The parser itself refuses to open more containers than the levels around it leave, so
+    // the whole text's limit holds without measuring the value first.
+    let depthLimit = maximumDepth - levelsAbove
+    guard depthLimit > 0,
+      var parser = JSONParser(bytes, allowDuplicateKeys: false, depthLimit: depthLimit),
       let value = try? parser.parseValue(), parser.refusals.isEmpty
     else { return nil }
     let count = parser.offset
-    // Each level takes an opening and a closing byte, so a value shorter than this cannot nest
-    // past the limit; a longer one is left to the whole parse rather than measured.
-    guard count < 2 * (maximumDepth - levelsAbove - 1), memchr(base, 0, count) == nil
-    else { return nil }
+    guard memchr(base, 0, count) == nil else { return nil }
     return (value, count)
   }
 }

@@ -33,6 +33,9 @@ struct JSONParser {
   let bytes: UnsafeRawBufferPointer
   private let start: UnsafePointer<UInt8>
   private let allowDuplicateKeys: Bool
+  /// How many containers may be open at once: ``JSON/maximumDepth`` for a whole text, fewer for
+  /// a value read inside levels its caller already counted.
+  private let depthLimit: Int
   private(set) var offset = 0
   private var frames: [Frame] = []
   private var values = PendingValues()
@@ -42,8 +45,12 @@ struct JSONParser {
   private var scratch: [UInt8] = []
 
   /// A parser of `bytes`; nil when they have no address (an empty buffer may not).
-  init?(_ bytes: UnsafeRawBufferPointer, allowDuplicateKeys: Bool) {
+  init?(
+    _ bytes: UnsafeRawBufferPointer, allowDuplicateKeys: Bool,
+    depthLimit: Int = JSON.maximumDepth
+  ) {
     guard let base = bytes.baseAddress else { return nil }
+    self.depthLimit = depthLimit
     self.bytes = bytes
     self.start = base.assumingMemoryBound(to: UInt8.self)
     self.allowDuplicateKeys = allowDuplicateKeys
@@ -65,7 +72,7 @@ struct JSONParser {
   mutating func parseValue() throws(JSONParseError) -> JSON {
     while true {
       var value: JSON
-      if frames.count >= JSON.maximumDepth {
+      if frames.count >= depthLimit {
         offset += 1
         throw failure(
           .tooDeep,

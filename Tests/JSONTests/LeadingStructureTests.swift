@@ -49,6 +49,16 @@ struct LeadingStructureTests {
       ])
   }
 
+  @Test func aLargeValueIsReadOnceNotLeftToTheWholeParse() throws {
+    // A `store/open` carries its whole state here: refusing it for its length would parse
+    // the state again in the whole parse.
+    let large = "[" + (0..<100_000).map { #"{"id":\#($0)}"# }.joined(separator: ",") + "]"
+    let bytes = Array(large.utf8)
+    let read = try #require(Self.leading(bytes + Array(",\"tail\":1}".utf8), levelsAbove: 2))
+    #expect(read.count == bytes.count)
+    #expect(read.value.arrayValue?.count == 100_000)
+  }
+
   @Test("it stops at the closing bracket and says how far it read")
   func stopsAtTheClosingBracket() throws {
     let text = Array(#"{"a":[1,{"b":"}"}]} ,"rest":1}"#.utf8)
