@@ -2,8 +2,8 @@
 import PackageDescription
 
 // Layers (docs/architecture.md): a target may import only what its arrow points to.
-//   stateserver -> StateServer -> StateKit -> JSON -> CJansson
-//   JSON -> CJanssonArena (jansson's allocations while a text is parsed) -> CJansson
+//   stateserver -> StateServer -> StateKit -> JSON (JSON in Swift: no C below it)
+//   json-tool -> JSON, CJansson (jansson, to measure the Swift writer and parser against)
 //   stateserver -> Features -> StateKit
 //   StateServer -> CSQLite (persistence), CSignals (signal forwarding), CMainQueue, CPosix
 //   stateserver -> CStartupSignals (blocks the shutdown signals before any other code runs;
@@ -53,10 +53,8 @@ let package = Package(
     // The POSIX and glibc calls Swift's Glibc module does not import: a write to stdout that
     // never blocks (the main thread's direct writes) and malloc_trim (its header says why).
     .target(name: "CPosix"),
-    // A per-thread bump arena for jansson's allocations during a parse (its header says why).
-    .target(name: "CJanssonArena", dependencies: ["CJansson"]),
     .target(
-      name: "JSON", dependencies: ["CJansson", "CJanssonArena"],
+      name: "JSON",
       swiftSettings: strict + crossModule),
     .target(
       name: "StateKit", dependencies: ["JSON"],
@@ -68,7 +66,8 @@ let package = Package(
       swiftSettings: strict),
     .target(name: "Features", dependencies: ["StateKit"], swiftSettings: strict),
     // Benchmarks and cross-language checks of the JSON layer (bench/json, bench/patch, tests/).
-    .executableTarget(name: "json-tool", dependencies: ["JSON"], swiftSettings: strict),
+    .executableTarget(
+      name: "json-tool", dependencies: ["JSON", "CJansson"], swiftSettings: strict),
     // The StateKit benchmark (bench/statekit): per-action cost of send + reduce + publish.
     .executableTarget(
       name: "statekit-bench", dependencies: ["StateKit", "JSON"], swiftSettings: strict),
@@ -76,7 +75,7 @@ let package = Package(
       name: "stateserver", dependencies: ["StateServer", "Features", "CStartupSignals"],
       swiftSettings: strict),
     .testTarget(
-      name: "JSONTests", dependencies: ["JSON", "CJanssonArena"], swiftSettings: strict),
+      name: "JSONTests", dependencies: ["JSON", "CJansson"], swiftSettings: strict),
     .testTarget(
       name: "StateKitTests", dependencies: ["StateKit", "StateKitTesting"], swiftSettings: strict),
     .testTarget(

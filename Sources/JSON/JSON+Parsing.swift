@@ -1,6 +1,3 @@
-import CJansson
-import CJanssonArena
-
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
@@ -40,39 +37,36 @@ extension JSON {
         kind: .unexpectedEnd, line: 1, column: 0, position: 0,
         reason: "the input is empty; expected a JSON value")
     }
-    var flags = Int(JSON_DECODE_ANY | JSON_ALLOW_NUL)
-    if !options.contains(.allowDuplicateKeys) { flags |= Int(JSON_REJECT_DUPLICATES) }
-    var error = json_error_t()
-    // jansson allocates the tree in this thread's arena (CJanssonArena.h): no malloc and free
-    // per token and value, and no `json_decref`; the window ends when this initializer returns,
-    // after the tree is copied into `self`. `false` only when a window is already open, which
-    // nothing here does; the tree is then released the ordinary way.
-    let inArena = json_arena_begin()
-    defer { if inArena { json_arena_end() } }
-    let root = json_loadb(base.assumingMemoryBound(to: CChar.self), bytes.count, flags, &error)
-    // jansson drops a raw NUL that follows a number or literal (`123\0`, `[1\0]`), so look for
-    // one ourselves; memchr is vectorized, a negligible cost next to the parse.
+    // A raw NUL is refused wherever it is, even inside text that would otherwise parse: memchr
+    // finds one faster than the parser could check each byte for it.
     let nul = memchr(base, 0, bytes.count).map { base.distance(to: UnsafeRawPointer($0)) }
-    guard let root else {
-      let failure = JSONParseError(jansson: error, input: bytes)
-      // A NUL at or just past where jansson stopped is the real culprit (it reports a raw
-      // NUL inside a string as a control character at the string so far).
-      if let nul, nul <= failure.position { throw JSONParseError(nulAt: nul, in: bytes) }
-      switch failure.kind {
-      case .nulInKey, .duplicateKey, .numberOutOfRange:
-        // Possibly well-formed text jansson cannot hold or refuses: parse it again in Swift,
-        // which keeps a NUL in a key and reads past refused members, so the caller learns
-        // where each one is and can still read the rest (a request's id).
-        if let nul { throw JSONParseError(nulAt: nul, in: bytes) }
-        self = try JSON(recovering: bytes, options: options)
-        return
-      default:
-        throw failure
+    guard
+      var parser = JSONParser(bytes, allowDuplicateKeys: options.contains(.allowDuplicateKeys))
+    else { throw JSONParseError(.unexpectedEnd, "the input is empty", position: 0, in: bytes) }
+    let value: JSON
+    do {
+      value = try parser.parseText()
+    } catch {
+      // A NUL at or before where the parser stopped is the real culprit (it reads a raw NUL
+      // inside a string as a control character).
+      if let nul, nul <= error.position { throw JSONParseError(nulAt: nul, in: bytes) }
+      if error.position <= 3, bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
+        var error = error
+        error.reason = "a byte order mark (U+FEFF) at the start is not allowed in JSON text"
+        throw error
       }
+      throw error
     }
-    defer { if !inArena { json_decref(root) } }
     if let nul { throw JSONParseError(nulAt: nul, in: bytes) }
-    self = JSON(converting: root, strings: JSONStringCache.current)
+    guard let first = parser.refusals.first else {
+      self = value
+      return
+    }
+    var error = JSONParseError(
+      first.member.kind, first.member.reason, position: first.position, in: bytes)
+    error.refusals = parser.refusals.map(\.member)
+    error.remainder = value
+    throw error
   }
 
   /// Parses the bytes of a JSON text; see ``init(parsing:options:)-(UnsafeRawBufferPointer,_)``.
@@ -98,101 +92,25 @@ extension JSON {
     }
     self = try result.get()
   }
-
-  /// The value of a text jansson refused, from ``JSONRecoveringParser``: the value itself when
-  /// nothing in it is refused (a NUL in a key), else an error that carries every refused member's
-  /// pointer and the value with `null` in their places.
-  private init(recovering bytes: UnsafeRawBufferPointer, options: JSONParseOptions)
-    throws(JSONParseError)
-  {
-    let (value, refusals) = try JSONRecoveringParser.parse(
-      bytes, allowDuplicateKeys: options.contains(.allowDuplicateKeys))
-    guard let first = refusals.first else {
-      self = value
-      return
-    }
-    var error = JSONRecoveringParser.error(
-      first.member.kind, first.member.reason, position: first.position, in: bytes)
-    error.refusals = refusals.map(\.member)
-    error.remainder = value
-    throw error
-  }
-
-  /// Copies a jansson tree into a `JSON` value. Strings and keys are read with their length, so
-  /// `\u0000` inside them is kept; short ones come from `strings` when seen before. The tree's
-  /// depth is bounded by the parser, so recursion is.
-  init(converting value: UnsafeMutablePointer<json_t>, strings: JSONStringCache) {
-    switch value.pointee.type {
-    case JSON_OBJECT:
-      // One allocation for the whole object; jansson's keys are distinct (a repeated key either
-      // failed the parse or replaced the earlier value), so no duplicate check.
-      var object = JSONObject(reservingCapacity: json_object_size(value))
-      var iterator = json_object_iter(value)
-      while let member = iterator {
-        guard let key = json_object_iter_key(member), let child = json_object_iter_value(member)
-        else { break }
-        let keyBytes = UnsafeRawBufferPointer(start: key, count: json_object_iter_key_len(member))
-        object.appendUnindexed(strings.string(keyBytes), JSON(converting: child, strings: strings))
-        iterator = json_object_iter_next(value, member)
-      }
-      object.reindex()
-      self = .object(object)
-    case JSON_ARRAY:
-      let count = json_array_size(value)
-      var elements: [JSON] = []
-      elements.reserveCapacity(count)
-      for position in 0..<count {
-        guard let child = json_array_get(value, position) else { break }
-        elements.append(JSON(converting: child, strings: strings))
-      }
-      self = .array(elements)
-    case JSON_STRING:
-      let utf8 = UnsafeRawBufferPointer(
-        start: json_string_value(value), count: json_string_length(value))
-      self = strings.value(utf8)
-    case JSON_INTEGER:
-      self = .integer(Int64(json_integer_value(value)))
-    case JSON_REAL:
-      self = .double(json_real_value(value))
-    case JSON_TRUE:
-      self = .bool(true)
-    case JSON_FALSE:
-      self = .bool(false)
-    default:
-      self = .null
-    }
-  }
 }
 
 extension JSONParseError {
-  /// Translates jansson's report; its text already names the offending token ("near 'x'").
-  init(jansson error: json_error_t, input: UnsafeRawBufferPointer) {
-    var error = error
-    let kind: Kind
-    switch json_error_code(&error) {
-    case json_error_invalid_utf8: kind = .invalidUTF8
-    case json_error_premature_end_of_input: kind = .unexpectedEnd
-    case json_error_null_character: kind = .nulByte
-    case json_error_null_byte_in_key: kind = .nulInKey
-    case json_error_duplicate_key: kind = .duplicateKey
-    case json_error_numeric_overflow: kind = .numberOutOfRange
-    case json_error_stack_overflow: kind = .tooDeep
-    case json_error_out_of_memory: kind = .outOfMemory
-    default: kind = .syntax
+  /// `kind` and `reason` at byte `position` (bytes read so far); lines are counted by `\n`,
+  /// columns by UTF-8 characters.
+  init(
+    _ kind: Kind, _ reason: String, position: Int, in input: UnsafeRawBufferPointer
+  ) {
+    var line = 1
+    var column = 0
+    for byte in input[..<min(position, input.count)] {
+      if byte == 0x0A {
+        line += 1
+        column = 0
+      } else if byte & 0xC0 != 0x80 {
+        column += 1
+      }
     }
-    var reason = withUnsafeBytes(of: error.text) { text in
-      String(decoding: text.prefix { $0 != 0 }, as: UTF8.self)
-    }
-    if input.starts(with: [0xEF, 0xBB, 0xBF]) {
-      reason = "a byte order mark (U+FEFF) at the start is not allowed in JSON text"
-    } else if kind == .tooDeep {
-      reason += " (values nest at most \(JSON.maximumDepth) levels deep, scalars included)"
-    } else if kind == .numberOutOfRange, reason.hasPrefix("too big integer") {
-      reason += " (integers must fit in 64 bits)"
-    }
-    self.init(
-      kind: kind, line: Int(error.line), column: Int(error.column),
-      position: Int(error.position), reason: reason)
+    self.init(kind: kind, line: line, column: column, position: position, reason: reason)
   }
 
   /// A raw NUL byte at byte `offset`: line and column counted as jansson counts them (lines

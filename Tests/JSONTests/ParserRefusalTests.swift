@@ -2,15 +2,18 @@ import Testing
 
 @testable import JSON
 
-/// The Swift parser that reads what jansson refuses: it must accept exactly what jansson accepts
-/// (checked on JSONTestSuite) and name every refused member.
+/// Members of well-formed text that cannot be held are refused at their pointer, and the parse
+/// goes on: the rest of the value (a request's id) stays readable.
 @Suite("Parsing: refused members are located, the rest is kept")
-struct RecoveringParserTests {
+struct ParserRefusalTests {
   func parse(_ text: String) throws(JSONParseError) -> (JSON, [JSONPointer]) {
     var text = text
     let result = text.withUTF8 { utf8 in
       Result { () throws(JSONParseError) in
-        try JSONRecoveringParser.parse(UnsafeRawBufferPointer(utf8), allowDuplicateKeys: false)
+        guard var parser = JSONParser(UnsafeRawBufferPointer(utf8), allowDuplicateKeys: false)
+        else { throw JSONParseError(.unexpectedEnd, "empty", position: 0, in: .init(utf8)) }
+        let value = try parser.parseText()
+        return (value, parser.refusals)
       }
     }
     let (value, refusals) = try result.get()
@@ -85,31 +88,6 @@ struct RecoveringParserTests {
     #expect(failure(deepest)?.refusals.count == 1)
     let tooDeep = "[" + deepest + "]"
     #expect(failure(tooDeep)?.kind == .tooDeep)
-  }
-
-  @Test(
-    "JSONTestSuite: y_ and n_ files are judged as jansson judges them", arguments: ["y_", "n_"])
-  func agreesWithJanssonOnTheSuite(_ prefix: String) throws {
-    let folder = JSONTestSuiteTests.folder
-    guard TestData.shouldRun(folder) else { return }
-    for name in JSONTestSuiteTests.names where name.hasPrefix(prefix) {
-      let bytes = try TestData.bytes(folder, name)
-      let outcome = bytes.withUnsafeBytes { raw in
-        Result { () throws(JSONParseError) in
-          try JSONRecoveringParser.parse(raw, allowDuplicateKeys: false)
-        }
-      }
-      switch outcome {
-      case .success(let (value, refusals)):
-        if prefix == "n_" {
-          Issue.record("\(name) was accepted as \(value)")
-        } else if refusals.isEmpty {
-          #expect(try JSON(parsing: bytes) == value, "\(name)")
-        }
-      case .failure(let error):
-        if prefix == "y_" { Issue.record("\(name) was refused: \(error)") }
-      }
-    }
   }
 
   @Test func keysAreComparedByTheirBytesNotByCanonicalEquivalence() throws {

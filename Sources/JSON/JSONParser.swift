@@ -1,0 +1,458 @@
+/// The one JSON text parser: bytes in, a `JSON` value or a `JSONParseError` out.
+///
+/// It reads RFC 8259 strictly (no comments, no trailing commas, strict UTF-8, no lone surrogate
+/// escapes, nesting at most ``JSON/maximumDepth`` levels) in a single pass. Members of
+/// well-formed text that cannot be held (a repeated key, a number outside `Int64` or `Double`)
+/// do not stop it: each is recorded as a refusal with its pointer, `null` takes its place, and
+/// parsing goes on, so a caller can still read the rest of a message (a request's `id`).
+///
+/// Containers are read iteratively, with the values of every open container on one stack
+/// (`PendingValues`), so the nesting limit does not depend on the calling thread's stack size,
+/// and a closing bracket moves its values into their array or object without copying them.
+struct JSONParser {
+  /// A refused member, and how many bytes had been read when it was found.
+  struct Refusal {
+    var member: JSONParseError.Refusal
+    var position: Int
+  }
+
+  /// An array or object whose members are still being read.
+  private struct Frame {
+    var isObject: Bool
+    /// Where this container's values start on the value stack.
+    var valueStart: Int
+    /// Where this object's keys start on the key stack.
+    var keyStart: Int
+    /// Key to position, built only once an object has more keys than a scan should compare.
+    var index: [String: Int]?
+  }
+
+  /// Past this many keys, the repeated-key check hashes instead of comparing each key.
+  private static let scanLimit = 8
+
+  let bytes: UnsafeRawBufferPointer
+  private let start: UnsafePointer<UInt8>
+  private let allowDuplicateKeys: Bool
+  /// How many containers may be open at once: ``JSON/maximumDepth`` for a whole text, fewer for
+  /// a value read inside levels its caller already counted.
+  private let depthLimit: Int
+  private(set) var offset = 0
+  private var frames: [Frame] = []
+  private var values = PendingValues()
+  private var keys: [String] = []
+  private(set) var refusals: [Refusal] = []
+  /// The bytes of a string with escapes, kept between strings to reuse its allocation.
+  private var scratch: [UInt8] = []
+
+  /// A parser of `bytes`; nil when they have no address (an empty buffer may not).
+  init?(
+    _ bytes: UnsafeRawBufferPointer, allowDuplicateKeys: Bool,
+    depthLimit: Int = JSON.maximumDepth
+  ) {
+    guard let base = bytes.baseAddress else { return nil }
+    self.depthLimit = depthLimit
+    self.bytes = bytes
+    self.start = base.assumingMemoryBound(to: UInt8.self)
+    self.allowDuplicateKeys = allowDuplicateKeys
+  }
+
+  /// The whole text's value (refused members as `null`); trailing bytes other than white space
+  /// are a syntax error.
+  mutating func parseText() throws(JSONParseError) -> JSON {
+    skipWhitespace()
+    let value = try parseValue()
+    skipWhitespace()
+    if offset < bytes.count { throw failure(.syntax, "end of file expected") }
+    return value
+  }
+
+  // MARK: Values
+
+  /// Reads one value starting at the offset, and leaves the offset just past it.
+  mutating func parseValue() throws(JSONParseError) -> JSON {
+    while true {
+      var value: JSON
+      if frames.count >= depthLimit {
+        offset += 1
+        throw failure(
+          .tooDeep,
+          "maximum parsing depth reached (values nest at most \(JSON.maximumDepth) levels "
+            + "deep, scalars included)")
+      }
+      guard offset < bytes.count else {
+        throw failure(.unexpectedEnd, "unexpected end of input")
+      }
+      switch start[offset] {
+      case UInt8(ascii: "{"):
+        offset += 1
+        skipWhitespace()
+        if peek() == UInt8(ascii: "}") {
+          offset += 1
+          value = .object(JSONObject())
+        } else {
+          frames.append(
+            Frame(isObject: true, valueStart: values.count, keyStart: keys.count, index: nil))
+          try parseKey()
+          continue
+        }
+      case UInt8(ascii: "["):
+        offset += 1
+        skipWhitespace()
+        if peek() == UInt8(ascii: "]") {
+          offset += 1
+          value = .array([])
+        } else {
+          frames.append(
+            Frame(isObject: false, valueStart: values.count, keyStart: keys.count, index: nil))
+          continue
+        }
+      case UInt8(ascii: "\""): value = .string(try parseString())
+      case UInt8(ascii: "t"): value = try literal("true", .bool(true))
+      case UInt8(ascii: "f"): value = try literal("false", .bool(false))
+      case UInt8(ascii: "n"): value = try literal("null", .null)
+      case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): value = try parseNumber()
+      default: throw invalidToken()
+      }
+      // A value is complete: hand it to its container, closing every container it completes.
+      while let frame = frames.last {
+        if frame.isObject {
+          try add(member: value)
+          skipWhitespace()
+          switch next() {
+          case UInt8(ascii: ","):
+            skipWhitespace()
+            try parseKey()
+          case UInt8(ascii: "}"):
+            value = .object(closeObject())
+            continue
+          case nil: throw failure(.unexpectedEnd, "'}' expected")
+          default: throw failure(.syntax, "'}' expected")
+          }
+        } else {
+          values.push(value)
+          skipWhitespace()
+          switch next() {
+          case UInt8(ascii: ","): skipWhitespace()
+          case UInt8(ascii: "]"):
+            let frame = frames.removeLast()
+            value = .array(values.popArray(from: frame.valueStart))
+            continue
+          case nil: throw failure(.unexpectedEnd, "']' expected")
+          default: throw failure(.syntax, "']' expected")
+          }
+        }
+        break
+      }
+      if frames.isEmpty { return value }
+    }
+  }
+
+  /// A member's key and its colon; the key goes on the key stack.
+  private mutating func parseKey() throws(JSONParseError) {
+    guard peek() == UInt8(ascii: "\"") else { throw expected("string or '}'") }
+    keys.append(try parseString())
+    skipWhitespace()
+    guard peek() == UInt8(ascii: ":") else { throw expected("':'") }
+    offset += 1
+    skipWhitespace()
+  }
+
+  /// Adds the innermost object's member whose key is the last on the key stack. A repeated key
+  /// (the same bytes: Swift's `==` alone would also join "é" and "e\u{301}") keeps its first
+  /// position and takes the last value, or `null` and a refusal unless duplicates are allowed.
+  private mutating func add(member value: consuming JSON) throws(JSONParseError) {
+    let frameIndex = frames.count - 1
+    let keyStart = frames[frameIndex].keyStart
+    let position = keys.count - 1
+    if let earlier = earlierPosition(ofKeyAt: position, frame: frameIndex) {
+      if !allowDuplicateKeys {
+        refuse(
+          .duplicateKey,
+          "duplicate object key \(JSON.string(keys[position]).description)\(place); "
+            + "which value was meant is ambiguous")
+        value = .null
+      }
+      values.replace(at: frames[frameIndex].valueStart + earlier, with: value)
+      keys.removeLast()
+      return
+    }
+    values.push(value)
+    if position - keyStart == Self.scanLimit {
+      var index: [String: Int] = [:]
+      for key in keyStart...position { index[keys[key]] = index[keys[key]] ?? key - keyStart }
+      frames[frameIndex].index = index
+    } else if frames[frameIndex].index != nil {
+      if frames[frameIndex].index?[keys[position]] == nil {
+        frames[frameIndex].index?[keys[position]] = position - keyStart
+      }
+    }
+  }
+
+  /// Where, among the innermost object's earlier members, the key at `position` already is.
+  private func earlierPosition(ofKeyAt position: Int, frame: Int) -> Int? {
+    let keyStart = frames[frame].keyStart
+    let key = keys[position]
+    if let index = frames[frame].index {
+      guard let found = index[key] else { return nil }
+      if keys[keyStart + found].utf8.elementsEqual(key.utf8) { return found }
+      // Canonically equal but different bytes: only a scan can tell whether the same bytes
+      // are there too.
+    }
+    for earlier in keyStart..<position {
+      let other = keys[earlier]
+      if other.utf8.count == key.utf8.count && other == key && other.utf8.elementsEqual(key.utf8) {
+        return earlier - keyStart
+      }
+    }
+    return nil
+  }
+
+  private mutating func closeObject() -> JSONObject {
+    let frame = frames.removeLast()
+    let count = keys.count - frame.keyStart
+    var object = JSONObject(reservingCapacity: count)
+    values.moveMembers(from: frame.valueStart, keys: keys[frame.keyStart...], into: &object)
+    keys.removeLast(count)
+    object.reindex()
+    return object
+  }
+
+  private mutating func literal(_ word: StaticString, _ value: JSON) throws(JSONParseError) -> JSON
+  {
+    let text = UnsafeRawBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount)
+    for expected in text {
+      guard let byte = next() else { throw failure(.unexpectedEnd, "unexpected end of input") }
+      guard byte == expected else { throw failure(.syntax, "invalid token") }
+    }
+    return value
+  }
+
+  // MARK: Numbers
+
+  private mutating func parseNumber() throws(JSONParseError) -> JSON {
+    let numberStart = offset
+    let negative = start[offset] == UInt8(ascii: "-")
+    if negative { offset += 1 }
+    guard let first = next(), isDigit(first) else { throw failure(.syntax, "invalid token") }
+    if first == UInt8(ascii: "0"), let after = peek(), isDigit(after) {
+      offset += 1
+      throw failure(.syntax, "invalid token")
+    }
+    // Up to 18 digits cannot overflow an Int64, so they are summed as they are read.
+    var magnitude = Int64(first &- UInt8(ascii: "0"))
+    var digits = 1
+    while offset < bytes.count, isDigit(start[offset]) {
+      if digits < 18 { magnitude = magnitude &* 10 &+ Int64(start[offset] &- UInt8(ascii: "0")) }
+      digits += 1
+      offset += 1
+    }
+    var isInteger = true
+    if peek() == UInt8(ascii: ".") {
+      isInteger = false
+      offset += 1
+      guard let digit = next(), isDigit(digit) else { throw failure(.syntax, "invalid token") }
+      skipDigits()
+    }
+    if peek() == UInt8(ascii: "e") || peek() == UInt8(ascii: "E") {
+      isInteger = false
+      offset += 1
+      if peek() == UInt8(ascii: "+") || peek() == UInt8(ascii: "-") { offset += 1 }
+      guard let digit = next(), isDigit(digit) else { throw failure(.syntax, "invalid token") }
+      skipDigits()
+    }
+    if isInteger && digits <= 18 { return .integer(negative ? -magnitude : magnitude) }
+    let text = String(
+      decoding: UnsafeRawBufferPointer(rebasing: bytes[numberStart..<offset]), as: UTF8.self)
+    if isInteger {
+      if let integer = Int64(text) { return .integer(integer) }
+      refuse(
+        .numberOutOfRange,
+        "the integer \(text)\(place) does not fit in 64 bits "
+          + "(from -9223372036854775808 to 9223372036854775807)")
+      return .null
+    }
+    // The standard library's conversion rounds correctly; no shortcut here could promise that.
+    if let double = Double(text), double.isFinite { return .double(double) }
+    refuse(
+      .numberOutOfRange,
+      "the number \(text)\(place) is beyond the range of a double (about ±1.8e308)")
+    return .null
+  }
+
+  private mutating func skipDigits() {
+    while offset < bytes.count, isDigit(start[offset]) { offset += 1 }
+  }
+
+  @inline(__always)
+  private func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
+
+  // MARK: Strings
+
+  /// A string from its opening quote; the common case (no escapes) is decoded straight from the
+  /// input, validated once.
+  private mutating func parseString() throws(JSONParseError) -> String {
+    offset += 1  // the opening quote
+    let contentStart = offset
+    var ascii = true
+    while offset < bytes.count {
+      let byte = start[offset]
+      if byte == UInt8(ascii: "\"") {
+        let content = UnsafeRawBufferPointer(rebasing: bytes[contentStart..<offset])
+        offset += 1
+        if ascii { return String(decoding: content, as: UTF8.self) }
+        guard let string = String(validating: content, as: UTF8.self) else {
+          throw invalidUTF8(content)
+        }
+        return string
+      }
+      if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+      if byte >= 0x80 { ascii = false }
+      offset += 1
+    }
+    scratch.removeAll(keepingCapacity: true)
+    scratch.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[contentStart..<offset]))
+    while true {
+      guard let byte = next() else { throw failure(.unexpectedEnd, "premature end of input") }
+      switch byte {
+      case UInt8(ascii: "\""):
+        guard let string = String(validating: scratch, as: UTF8.self) else {
+          throw scratch.withUnsafeBytes { invalidUTF8($0) }
+        }
+        return string
+      case UInt8(ascii: "\\"):
+        try parseEscape()
+      case 0..<0x20:
+        throw failure(.syntax, "control character 0x\(String(byte, radix: 16)) in a string")
+      default:
+        scratch.append(byte)
+      }
+    }
+  }
+
+  private mutating func parseEscape() throws(JSONParseError) {
+    guard let byte = next() else { throw failure(.unexpectedEnd, "premature end of input") }
+    switch byte {
+    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): scratch.append(byte)
+    case UInt8(ascii: "b"): scratch.append(0x08)
+    case UInt8(ascii: "f"): scratch.append(0x0C)
+    case UInt8(ascii: "n"): scratch.append(0x0A)
+    case UInt8(ascii: "r"): scratch.append(0x0D)
+    case UInt8(ascii: "t"): scratch.append(0x09)
+    case UInt8(ascii: "u"):
+      var scalar = try hexQuad()
+      if (0xDC00...0xDFFF).contains(scalar) { throw loneSurrogate(scalar) }
+      if (0xD800...0xDBFF).contains(scalar) {
+        guard next() == UInt8(ascii: "\\"), next() == UInt8(ascii: "u") else {
+          throw loneSurrogate(scalar)
+        }
+        let low = try hexQuad()
+        guard (0xDC00...0xDFFF).contains(low) else { throw loneSurrogate(scalar) }
+        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+      }
+      guard let unicode = Unicode.Scalar(scalar) else { throw loneSurrogate(scalar) }
+      if let encoded = UTF8.encode(unicode) { scratch.append(contentsOf: encoded) }
+    default:
+      throw failure(.syntax, "invalid escape")
+    }
+  }
+
+  private mutating func hexQuad() throws(JSONParseError) -> UInt32 {
+    var value: UInt32 = 0
+    for _ in 0..<4 {
+      guard let byte = next() else { throw failure(.unexpectedEnd, "premature end of input") }
+      let digit: UInt8
+      switch byte {
+      case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+      case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+      case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+      default: throw failure(.syntax, "invalid escape")
+      }
+      value = value << 4 | UInt32(digit)
+    }
+    return value
+  }
+
+  /// Names the first byte that does not belong to a UTF-8 sequence.
+  private func invalidUTF8(_ content: UnsafeRawBufferPointer) -> JSONParseError {
+    var iterator = content.makeIterator()
+    var decoder = Unicode.UTF8.ForwardParser()
+    var consumed = 0
+    while case .valid(let scalar) = decoder.parseScalar(from: &iterator) {
+      consumed += scalar.count
+    }
+    let byte = consumed < content.count ? " (byte 0x\(String(content[consumed], radix: 16)))" : ""
+    return failure(.invalidUTF8, "invalid UTF-8 in a string\(byte)")
+  }
+
+  /// A byte no value starts with; the whole character counts as read, and is named.
+  private mutating func invalidToken() -> JSONParseError {
+    let tokenStart = offset
+    offset += 1
+    while offset < bytes.count, start[offset] & 0xC0 == 0x80 { offset += 1 }
+    let token = UnsafeRawBufferPointer(rebasing: bytes[tokenStart..<offset])
+    return failure(.syntax, "invalid token near '\(String(decoding: token, as: UTF8.self))'")
+  }
+
+  private func loneSurrogate(_ scalar: UInt32) -> JSONParseError {
+    let hex = String(scalar, radix: 16, uppercase: true)
+    return failure(.syntax, "invalid Unicode '\\u\(hex)'")
+  }
+
+  // MARK: Reading and reporting
+
+  @inline(__always)
+  private func peek() -> UInt8? { offset < bytes.count ? start[offset] : nil }
+
+  @inline(__always)
+  private mutating func next() -> UInt8? {
+    guard offset < bytes.count else { return nil }
+    defer { offset += 1 }
+    return start[offset]
+  }
+
+  @inline(__always)
+  private mutating func skipWhitespace() {
+    while offset < bytes.count {
+      let byte = start[offset]
+      guard byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 else { return }
+      offset += 1
+    }
+  }
+
+  /// The pointer of the value being read, from the open containers: an array's next index, an
+  /// object's last key. Built only for a refusal, which is rare.
+  private var pointer: JSONPointer {
+    var tokens: [String] = []
+    for (level, frame) in frames.enumerated() {
+      let next = level + 1 < frames.count ? frames[level + 1] : nil
+      if frame.isObject {
+        tokens.append(keys[(next?.keyStart ?? keys.count) - 1])
+      } else {
+        tokens.append(String((next?.valueStart ?? values.count) - frame.valueStart))
+      }
+    }
+    return JSONPointer(tokens: tokens)
+  }
+
+  /// " at /a/b", or nothing for the whole text.
+  private var place: String { frames.isEmpty ? "" : " at \(pointer.description)" }
+
+  private mutating func refuse(_ kind: JSONParseError.Kind, _ reason: String) {
+    refusals.append(
+      Refusal(
+        member: JSONParseError.Refusal(kind: kind, pointer: pointer, reason: reason),
+        position: offset))
+  }
+
+  /// The byte at the offset is not `what`: it counts as read, as the location rule says.
+  private mutating func expected(_ what: String) -> JSONParseError {
+    guard offset < bytes.count else { return failure(.unexpectedEnd, "\(what) expected") }
+    offset += 1
+    return failure(.syntax, "\(what) expected")
+  }
+
+  /// An error at the current offset.
+  func failure(_ kind: JSONParseError.Kind, _ reason: String) -> JSONParseError {
+    JSONParseError(kind, reason, position: offset, in: bytes)
+  }
+}
