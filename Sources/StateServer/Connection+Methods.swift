@@ -28,6 +28,7 @@ extension Connection {
         pointer: "/client",
         reason: "expected an object {name, version}, got \(client.kindDescription)")
     }
+    try chooseClock(params.clock)
     fanout.subscribeToAll((params.subscribe ?? .all) == .all)
     let features: [JSON] = registry.features.map { feature in
       [
@@ -51,6 +52,7 @@ extension Connection {
           "rewind": .bool(options.historyLimit > 0),
           "recording": .bool(options.recordPath != nil),
           "maxMessageBytes": .integer(Int64(options.maxMessageBytes)),
+          "clock": .string(options.clock.mode.rawValue),
         ],
       ], barriers: registry.openStores.map(\.id))
   }
