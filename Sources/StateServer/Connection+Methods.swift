@@ -10,6 +10,12 @@ extension Connection {
   /// and answers as the first did, which is how a client switches between watching every store
   /// and choosing its own.
   func initialize(_ params: InitializeParams) throws(RPCError) -> Outcome {
+    if case .string(let text)? = params.protocolVersion {
+      throw .invalidParams(
+        pointer: "/protocolVersion",
+        reason: "expected the protocol version as an integer (\(Self.protocolVersion)), got the "
+          + "string \"\(text)\"")
+    }
     if let version = params.protocolVersion, version != .null,
       version != .integer(Self.protocolVersion)
     {
