@@ -1,3 +1,4 @@
+import StateKit
 import Synchronization
 
 /// A clock on which every sleep returns at once (after moving `now` to its deadline): for

@@ -252,6 +252,12 @@ extension ServerOptions {
       (options, value) throws(UsageError) in
       options.historyLimit = try FlagValue.integer(value, of: "--history")
     },
+    Flag("--clock", value: "CLOCK", help: "real (default) or virtual: moved by clock/advance") {
+      (options, value) throws(UsageError) in
+      let name = try FlagValue.choice(
+        value, of: "--clock", ServerClock.Mode.allCases.map(\.rawValue))
+      options.clock.mode = ServerClock.Mode(rawValue: name) ?? .real
+    },
     Flag("--record", value: "FILE", help: "append every store's history to FILE (NDJSON)") {
       options, value in options.recordPath = value
     },

@@ -10,6 +10,12 @@ extension Connection {
   /// and answers as the first did, which is how a client switches between watching every store
   /// and choosing its own.
   func initialize(_ params: InitializeParams) throws(RPCError) -> Outcome {
+    if case .string(let text)? = params.protocolVersion {
+      throw .invalidParams(
+        pointer: "/protocolVersion",
+        reason: "expected the protocol version as an integer (\(Self.protocolVersion)), got the "
+          + "string \"\(text)\"")
+    }
     if let version = params.protocolVersion, version != .null,
       version != .integer(Self.protocolVersion)
     {
@@ -28,6 +34,7 @@ extension Connection {
         pointer: "/client",
         reason: "expected an object {name, version}, got \(client.kindDescription)")
     }
+    try chooseClock(params.clock)
     fanout.subscribeToAll((params.subscribe ?? .all) == .all)
     let features: [JSON] = registry.features.map { feature in
       [
@@ -51,6 +58,7 @@ extension Connection {
           "rewind": .bool(options.historyLimit > 0),
           "recording": .bool(options.recordPath != nil),
           "maxMessageBytes": .integer(Int64(options.maxMessageBytes)),
+          "clock": .string(options.clock.mode.rawValue),
         ],
       ], barriers: registry.openStores.map(\.id))
   }

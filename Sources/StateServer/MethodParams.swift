@@ -86,6 +86,8 @@ struct InitializeParams: Decodable {
   /// `{name, version}`, for logs; checked to be an object.
   var client: JSON?
   var subscribe: Subscribe?
+  /// `"virtual"`: effects sleep on time that only `clock/advance` moves.
+  var clock: ClockChoice?
 
   /// Which stores a client watches without asking: every store's root, or none.
   enum Subscribe: String, CaseIterable, ParamChoice {

@@ -18,6 +18,7 @@ extension Connection {
           "client",
           ["type": "object", "properties": ["name": OpenRPC.string, "version": OpenRPC.string]]),
         .init("subscribe", ["enum": InitializeParams.Subscribe.names]),
+        .init("clock", ["enum": ClockChoice.names]),
       ], errors: [.invalidParams]
     ) { connection, params, _ throws(RPCError) in try connection.initialize(params) },
     RPCMethod(
@@ -30,6 +31,17 @@ extension Connection {
       ], result: OpenRPC.storeVersion, errors: [.unknownStore, .invalidParams, .actionRefused],
       direct: DispatchParams.init(direct:)
     ) { connection, params, id throws(RPCError) in try connection.dispatch(params, id: id) },
+    RPCMethod(
+      "clock/now", Params.self, summary: "The server's clock: real or virtual, and its time in ms.",
+      result: OpenRPC.clockReading
+    ) { connection, _, _ throws(RPCError) in connection.clockNow() },
+    RPCMethod(
+      "clock/advance", AdvanceParams.self,
+      summary: "Moves the virtual clock; answers once every effect due by then ran and its "
+        + "patches were written.",
+      params: [.init("ms", ["type": "integer", "minimum": 0], required: true)],
+      result: OpenRPC.clockReading, errors: [.invalidParams]
+    ) { connection, params, id throws(RPCError) in try connection.advanceClock(params, id: id) },
     RPCMethod(
       "state/get", StateAtParams.self,
       summary:

@@ -36,6 +36,10 @@ public struct ServerOptions: Sendable {
   /// to `maxMessageBytes` is always taken).
   public var maxQueuedInputBytes = 8 << 20
 
+  /// The clock effects sleep on (`--clock`): real time, or virtual time moved by
+  /// `clock/advance`. One instance, shared by every copy of the options and the features.
+  public var clock = ServerClock()
+
   public init() {}
 
   public var log: Log { Log(level: logLevel, format: logFormat) }

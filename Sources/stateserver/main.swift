@@ -62,7 +62,7 @@ Server.main(
     """,
   options: Options(), server: \.server, flags: flags
 ) { options in
-  let clock = ContinuousClock()
+  let clock = options.server.clock
   let backend = Backend(
     seed: options.seed, latencyMs: options.latencyMs, failRate: options.failRate, clock: clock)
   return Features.all(backend: backend, clock: clock, usersTimeToLive: options.usersTimeToLive)

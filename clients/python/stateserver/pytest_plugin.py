@@ -12,6 +12,9 @@ package from its tree lists it in a conftest instead (`pytest_plugins`, see the 
 - `stateserver_command`: the command line (binary, `--state-dir` in the temporary directory)
   for your own `Client.spawn` or `await AsyncClient.spawn(...)`.
 - `stateserver_bin`: the binary, from `--stateserver-bin`, `$STATESERVER_BIN`, or PATH.
+- `virtual_clock`: a `VirtualClock` whose `.client` is a server started with `--clock
+  virtual`; `virtual_clock.advance(ms)` moves its time and returns once every effect due by
+  then has run and its patches were read, so a debounce or a timeout is tested without a sleep.
 """
 import os
 import shutil
@@ -82,6 +85,26 @@ def stateserver_spawn(request: pytest.FixtureRequest,
 @pytest.fixture
 def stateserver(stateserver_spawn: Callable[..., Client]) -> Client:
     return stateserver_spawn()
+
+
+class VirtualClock:
+    """The clock of a server started with `--clock virtual`: time moves only with `advance`."""
+
+    def __init__(self, client: Client) -> None:
+        self.client = client
+
+    def advance(self, ms: int, timeout: float = 30) -> int:
+        """Moves time by `ms`; returns the new time in ms once every effect due by then ran."""
+        return int(self.client.request("clock/advance", {"ms": ms}, timeout=timeout)["now"])
+
+    def now(self) -> int:
+        """The virtual time in ms since the server started."""
+        return int(self.client.request("clock/now")["now"])
+
+
+@pytest.fixture
+def virtual_clock(stateserver_spawn: Callable[..., Client]) -> VirtualClock:
+    return VirtualClock(stateserver_spawn("--clock", "virtual", record=True))
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -246,6 +246,23 @@ export class Client {
   }
 
   /**
+   * Moves the virtual clock of a server started with `--clock virtual` (or initialized with
+   * `{ clock: 'virtual' }`) by `ms`; resolves once every effect due by then has run and its
+   * patches have arrived (they come before the response). Resolves with the new `now` in ms.
+   *
+   * @example
+   * await client.dispatch('users', { type: 'search', query: 'carla' });
+   * await client.advance(300); // the debounce ran; the search's patches were delivered
+   * @param {number} ms
+   * @param {import('./index.js').RequestOptions} [options]
+   * @returns {Promise<number>}
+   */
+  async advance(ms, options = {}) {
+    const { now } = await this.request('clock/advance', { ms }, options);
+    return now;
+  }
+
+  /**
    * Calls `listener` for each message of a kind, in order of arrival; returns a function that
    * removes it (also callable as `.dispose()`). Events: `notification` (every server
    * notification), `state/patch`, `store/event`, `store/closed` (their params), `message`

@@ -273,6 +273,11 @@ export class Client<F = ReferenceFeatures> {
   ): Promise<StateResult>;
   request<R = any>(method: string, params?: unknown, options?: RequestOptions): Promise<R>;
   notify(method: string, params?: unknown): void;
+  /**
+   * Moves a virtual clock (`--clock virtual`) by `ms`; resolves with the new time in ms once
+   * every effect due by then ran and its patches arrived.
+   */
+  advance(ms: number, options?: RequestOptions): Promise<number>;
   dispatch<S extends string>(
     store: S, action: ActionOf<F, S>, options?: DispatchOptions & { notify?: false },
   ): Promise<DispatchResult>;
