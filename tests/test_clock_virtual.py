@@ -78,3 +78,23 @@ def test_advance_refuses_a_negative_or_non_integer_duration(virtual_clock, ms, w
         virtual_clock.client.request("clock/advance", {"ms": ms})
     assert refused.value.data["pointer"] == "/ms"
     assert words in refused.value.data["reason"]
+
+
+def test_both_python_clients_move_a_virtual_clock(stateserver_bin):
+    """`advance` and `now` on the sync and the asyncio client are `clock/advance` and
+    `clock/now`."""
+    import asyncio
+
+    from stateserver import AsyncClient, Client
+
+    with Client.spawn([stateserver_bin, "--ephemeral", "--clock", "virtual"]) as client:
+        assert client.now() == 0
+        assert client.advance(250) == 250
+        assert client.now() == 250
+
+    async def run():
+        async with await AsyncClient.spawn([stateserver_bin, "--ephemeral", "--clock",
+                                            "virtual"]) as other:
+            assert await other.advance(40) == 40
+            assert await other.now() == 40
+    asyncio.run(run())

@@ -235,3 +235,17 @@ def test_a_signal_right_after_the_first_reply_is_never_lost(stateserver_bin, sig
                 process.wait()
             process.stdin.close()
             process.stdout.close()
+
+
+# Issue 28: a state of a million notes is far over the default 16 MiB line; the refusal must
+# say how to raise the limit, not only that it was reached.
+
+def test_a_line_over_the_limit_says_how_to_raise_it(spawn):
+    client = spawn("--max-message-bytes", "100")
+    client.send_bytes(json.dumps(req("big", "store/list", {"pad": "a" * 200})).encode() + b"\n")
+    client.send_bytes(json.dumps(req("after", "store/list")).encode() + b"\n")
+    assert client.response("after", timeout=TIMEOUT)["result"]["stores"]
+    refused = [m for m in client.messages if isinstance(m, dict) and m.get("id") is None
+               and "error" in m]
+    assert refused and refused[0]["error"]["data"]["limit"] == 100
+    assert "--max-message-bytes" in refused[0]["error"]["data"]["hint"]

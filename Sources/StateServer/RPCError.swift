@@ -107,6 +107,9 @@ extension RPCError {
       data: [
         "size": .integer(Int64(size)), "limit": .integer(Int64(limit)),
         "reason": .string("the line is \(size) bytes; at most \(limit) are accepted"),
+        "hint": .string(
+          "start the server with --max-message-bytes N to accept longer lines "
+            + "(N up to 1073741824; a 1,000,000-element state is about 170 MB)"),
       ])
   }
 

@@ -155,6 +155,16 @@ class AsyncClient:
             return None
         return await self.request("dispatch", params, timeout=timeout)
 
+    async def advance(self, ms: int, timeout: float = 30) -> int:
+        """`clock/advance` on a server with a virtual clock (`--clock virtual`): moves time by
+        `ms` and returns the new time in ms, once every effect due by then has run and its
+        patches were written."""
+        return int((await self.request("clock/advance", {"ms": ms}, timeout=timeout))["now"])
+
+    async def now(self, timeout: float = 30) -> int:
+        """`clock/now`: the server's time in ms since it started (virtual or real)."""
+        return int((await self.request("clock/now", timeout=timeout))["now"])
+
     async def skip(self, store: str, version: int, skipped: bool = True,
              timeout: float = 30) -> "Any":
         """`history/skip`: turn the action that made `version` off (or on again with

@@ -400,6 +400,16 @@ class Client:
         """`store/rewind`: the state at `version` becomes current as a new version."""
         return self.request("store/rewind", {"store": store, "version": version}, timeout=timeout)
 
+    def advance(self, ms: int, timeout: float = 30) -> int:
+        """`clock/advance` on a server with a virtual clock (`--clock virtual`): moves time by
+        `ms` and returns the new time in ms, once every effect due by then has run and its
+        patches were written."""
+        return int(self.request("clock/advance", {"ms": ms}, timeout=timeout)["now"])
+
+    def now(self, timeout: float = 30) -> int:
+        """`clock/now`: the server's time in ms since it started (virtual or real)."""
+        return int(self.request("clock/now", timeout=timeout)["now"])
+
     def skip(self, store: str, version: int, skipped: bool = True,
              timeout: float = 30) -> "Any":
         """`history/skip`: turn the action that made `version` off (or on again with

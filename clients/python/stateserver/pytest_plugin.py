@@ -95,11 +95,11 @@ class VirtualClock:
 
     def advance(self, ms: int, timeout: float = 30) -> int:
         """Moves time by `ms`; returns the new time in ms once every effect due by then ran."""
-        return int(self.client.request("clock/advance", {"ms": ms}, timeout=timeout)["now"])
+        return self.client.advance(ms, timeout=timeout)
 
     def now(self) -> int:
         """The virtual time in ms since the server started."""
-        return int(self.client.request("clock/now")["now"])
+        return self.client.now()
 
 
 @pytest.fixture
