@@ -9,7 +9,7 @@
 /// Containers are read iteratively, with the values of every open container on one stack
 /// (`PendingValues`), so the nesting limit does not depend on the calling thread's stack size,
 /// and a closing bracket moves its values into their array or object without copying them.
-struct JSONParser {
+struct JSONParser: ~Copyable {
   /// A refused member, and how many bytes had been read when it was found.
   struct Refusal {
     var member: JSONParseError.Refusal
@@ -43,6 +43,8 @@ struct JSONParser {
   private(set) var refusals: [Refusal] = []
   /// The bytes of a string with escapes, kept between strings to reuse its allocation.
   private var scratch: [UInt8] = []
+  /// Short strings this thread's parses met before.
+  private let strings = JSONStringCache.current
 
   /// A parser of `bytes`; nil when they have no address (an empty buffer may not).
   init?(
@@ -106,7 +108,7 @@ struct JSONParser {
             Frame(isObject: false, valueStart: values.count, keyStart: keys.count, index: nil))
           continue
         }
-      case UInt8(ascii: "\""): value = .string(try parseString())
+      case UInt8(ascii: "\""): value = try parseStringValue()
       case UInt8(ascii: "t"): value = try literal("true", .bool(true))
       case UInt8(ascii: "f"): value = try literal("false", .bool(false))
       case UInt8(ascii: "n"): value = try literal("null", .null)
@@ -288,9 +290,50 @@ struct JSONParser {
 
   // MARK: Strings
 
-  /// A string from its opening quote; the common case (no escapes) is decoded straight from the
-  /// input, validated once.
+  /// What a string's scan found: the string's bytes in the input (all ASCII, or some not), or
+  /// escapes, whose decoded bytes are then in `scratch`.
+  private enum ScannedString {
+    case ascii(UnsafeRawBufferPointer)
+    case utf8(UnsafeRawBufferPointer)
+    case escaped
+  }
+
+  /// A member's key. A short ASCII key comes from the thread's table of strings met before
+  /// (keys repeat in every request and every element of an array of objects).
   private mutating func parseString() throws(JSONParseError) -> String {
+    let scanned = try scanString()
+    if case .ascii(let content) = scanned { return strings.string(content) }
+    return try decode(scanned)
+  }
+
+  /// A string value. A short ASCII one is the table's boxed value, shared rather than made
+  /// again (`JSON.string` is `indirect`).
+  private mutating func parseStringValue() throws(JSONParseError) -> JSON {
+    let scanned = try scanString()
+    if case .ascii(let content) = scanned { return strings.value(content) }
+    return .string(try decode(scanned))
+  }
+
+  private func decode(_ scanned: ScannedString) throws(JSONParseError) -> String {
+    switch scanned {
+    case .ascii(let content):
+      return String(decoding: content, as: UTF8.self)
+    case .utf8(let content):
+      guard let string = String(validating: content, as: UTF8.self) else {
+        throw invalidUTF8(content)
+      }
+      return string
+    case .escaped:
+      guard let string = String(validating: scratch, as: UTF8.self) else {
+        throw scratch.withUnsafeBytes { invalidUTF8($0) }
+      }
+      return string
+    }
+  }
+
+  /// Reads a string from its opening quote to just past its closing one. The common case (no
+  /// escapes) is left where it lies in the input, to be decoded once.
+  private mutating func scanString() throws(JSONParseError) -> ScannedString {
     offset += 1  // the opening quote
     let contentStart = offset
     var ascii = true
@@ -299,11 +342,7 @@ struct JSONParser {
       if byte == UInt8(ascii: "\"") {
         let content = UnsafeRawBufferPointer(rebasing: bytes[contentStart..<offset])
         offset += 1
-        if ascii { return String(decoding: content, as: UTF8.self) }
-        guard let string = String(validating: content, as: UTF8.self) else {
-          throw invalidUTF8(content)
-        }
-        return string
+        return ascii ? .ascii(content) : .utf8(content)
       }
       if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
       if byte >= 0x80 { ascii = false }
@@ -315,10 +354,7 @@ struct JSONParser {
       guard let byte = next() else { throw failure(.unexpectedEnd, "premature end of input") }
       switch byte {
       case UInt8(ascii: "\""):
-        guard let string = String(validating: scratch, as: UTF8.self) else {
-          throw scratch.withUnsafeBytes { invalidUTF8($0) }
-        }
-        return string
+        return .escaped
       case UInt8(ascii: "\\"):
         try parseEscape()
       case 0..<0x20:

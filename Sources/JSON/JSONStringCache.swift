@@ -4,24 +4,23 @@
   import Darwin
 #endif
 
-/// The short strings a thread's parses made lately, so that converting a jansson tree makes a
-/// key or a short string value that came before without decoding it again.
+/// The short strings a thread's parses made lately, so that the parser makes a key or a short
+/// string value that came before without decoding it again.
 ///
 /// Requests repeat their keys and many of their values (`"jsonrpc"`, `"2.0"`, `"method"`,
 /// `"params"`, a store's name, an action's type). `String(decoding:as:)` checks and copies the
-/// bytes each time, about 170 instructions for a short string, ten times per small request
-/// (callgrind); a hit here compares two words. Only strings of at most 15 UTF-8 bytes are
-/// kept: Swift stores those inline, so a cached one shares no storage (no reference count
-/// touched by two threads) and the table holds no memory beyond its fixed size.
+/// bytes each time, ten times per small request; a hit here compares two words. Only strings of
+/// at most 15 UTF-8 bytes are kept: Swift stores those inline, so a cached one shares no storage
+/// (no reference count touched by two threads) and the table holds no memory beyond its fixed
+/// size.
 ///
 /// A string *value* is also kept as the boxed `JSON.string` made for it the first time
 /// (`JSON.string` is `indirect`): a repeated value then costs a retain instead of an allocation
-/// here and a free wherever the request dies, about 300 instructions per string, four strings
-/// per small request. The box is immutable, so sharing it between the table and the requests
+/// here and a free wherever the request dies, four strings per small request. The box is immutable, so sharing it between the table and the requests
 /// (and so between threads) is safe.
 ///
 /// One table per thread (``current``), never shared, so it needs no lock. This value only
-/// points at the table: it is passed down the conversion without reference counting.
+/// points at the table: the parser holds it without reference counting.
 package struct JSONStringCache {
   /// One slot: the bytes packed into two words, the last byte of `high` holding the count, and
   /// the string those bytes decode to. All zero bytes with count 0 is the empty string, so a
@@ -40,7 +39,7 @@ package struct JSONStringCache {
   private static let slotCount = 1 << slotBits
   private let slots: UnsafeMutablePointer<Slot>
 
-  /// The string of the UTF-8 `bytes`, which must be valid (jansson checked them).
+  /// The string of the UTF-8 `bytes`, which must be valid (the parser checked them).
   @inline(__always)
   package func string(_ bytes: UnsafeRawBufferPointer) -> String {
     guard let slot = slot(bytes) else { return String(decoding: bytes, as: UTF8.self) }
