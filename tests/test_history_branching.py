@@ -187,3 +187,18 @@ def test_the_python_clients_speak_the_branching_methods(spawn, stateserver_bin):
             assert (await other.diff("counter", "copy"))["patch"] == []
             assert (await other.blame("counter", "/count", limit=1))["last"]["version"] == 3
     asyncio.run(run())
+
+
+def test_a_typed_store_forks_into_a_store_of_its_own_type(spawn):
+    """The generated bindings' `TypedStore` skips, forks (typed as the original), diffs and
+    blames."""
+    from stateserver import features
+
+    client = spawn("--history", "100")
+    counter = features.store(client, "counter")
+    three_edits(client)
+    sandbox = counter.fork(1, as_="typed-sandbox")
+    assert sandbox.store == "typed-sandbox" and sandbox.state() == {"count": 1}
+    assert counter.diff(sandbox) == [{"op": "replace", "path": "/count", "value": 1}]
+    assert counter.skip(2) == {"store": "counter", "version": 4}
+    assert counter.blame("/count")["last"]["version"] == 4

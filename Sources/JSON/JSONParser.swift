@@ -31,20 +31,20 @@ struct JSONParser: ~Copyable {
   private static let scanLimit = 8
 
   let bytes: UnsafeRawBufferPointer
-  private let start: UnsafePointer<UInt8>
+  let start: UnsafePointer<UInt8>
   private let allowDuplicateKeys: Bool
   /// How many containers may be open at once: ``JSON/maximumDepth`` for a whole text, fewer for
   /// a value read inside levels its caller already counted.
   private let depthLimit: Int
-  private(set) var offset = 0
+  var offset = 0
   private var frames: [Frame] = []
   private var values = PendingValues()
   private var keys: [String] = []
   private(set) var refusals: [Refusal] = []
   /// The bytes of a string with escapes, kept between strings to reuse its allocation.
-  private var scratch: [UInt8] = []
+  var scratch: [UInt8] = []
   /// Short strings this thread's parses met before.
-  private let strings = JSONStringCache.current
+  let strings = JSONStringCache.current
 
   /// A parser of `bytes`; nil when they have no address (an empty buffer may not).
   init?(
@@ -288,138 +288,6 @@ struct JSONParser: ~Copyable {
   @inline(__always)
   private func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
 
-  // MARK: Strings
-
-  /// What a string's scan found: the string's bytes in the input (all ASCII, or some not), or
-  /// escapes, whose decoded bytes are then in `scratch`.
-  private enum ScannedString {
-    case ascii(UnsafeRawBufferPointer)
-    case utf8(UnsafeRawBufferPointer)
-    case escaped
-  }
-
-  /// A member's key. A short ASCII key comes from the thread's table of strings met before
-  /// (keys repeat in every request and every element of an array of objects).
-  private mutating func parseString() throws(JSONParseError) -> String {
-    let scanned = try scanString()
-    if case .ascii(let content) = scanned { return strings.string(content) }
-    return try decode(scanned)
-  }
-
-  /// A string value. A short ASCII one is the table's boxed value, shared rather than made
-  /// again (`JSON.string` is `indirect`).
-  private mutating func parseStringValue() throws(JSONParseError) -> JSON {
-    let scanned = try scanString()
-    if case .ascii(let content) = scanned { return strings.value(content) }
-    return .string(try decode(scanned))
-  }
-
-  private func decode(_ scanned: ScannedString) throws(JSONParseError) -> String {
-    switch scanned {
-    case .ascii(let content):
-      return String(decoding: content, as: UTF8.self)
-    case .utf8(let content):
-      guard let string = String(validating: content, as: UTF8.self) else {
-        throw invalidUTF8(content)
-      }
-      return string
-    case .escaped:
-      guard let string = String(validating: scratch, as: UTF8.self) else {
-        throw scratch.withUnsafeBytes { invalidUTF8($0) }
-      }
-      return string
-    }
-  }
-
-  /// Reads a string from its opening quote to just past its closing one. The common case (no
-  /// escapes) is left where it lies in the input, to be decoded once.
-  private mutating func scanString() throws(JSONParseError) -> ScannedString {
-    offset += 1  // the opening quote
-    let contentStart = offset
-    var ascii = true
-    while offset < bytes.count {
-      let byte = start[offset]
-      if byte == UInt8(ascii: "\"") {
-        let content = UnsafeRawBufferPointer(rebasing: bytes[contentStart..<offset])
-        offset += 1
-        return ascii ? .ascii(content) : .utf8(content)
-      }
-      if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
-      if byte >= 0x80 { ascii = false }
-      offset += 1
-    }
-    scratch.removeAll(keepingCapacity: true)
-    scratch.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[contentStart..<offset]))
-    while true {
-      guard let byte = next() else { throw failure(.unexpectedEnd, "premature end of input") }
-      switch byte {
-      case UInt8(ascii: "\""):
-        return .escaped
-      case UInt8(ascii: "\\"):
-        try parseEscape()
-      case 0..<0x20:
-        throw failure(.syntax, "control character 0x\(String(byte, radix: 16)) in a string")
-      default:
-        scratch.append(byte)
-      }
-    }
-  }
-
-  private mutating func parseEscape() throws(JSONParseError) {
-    guard let byte = next() else { throw failure(.unexpectedEnd, "premature end of input") }
-    switch byte {
-    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): scratch.append(byte)
-    case UInt8(ascii: "b"): scratch.append(0x08)
-    case UInt8(ascii: "f"): scratch.append(0x0C)
-    case UInt8(ascii: "n"): scratch.append(0x0A)
-    case UInt8(ascii: "r"): scratch.append(0x0D)
-    case UInt8(ascii: "t"): scratch.append(0x09)
-    case UInt8(ascii: "u"):
-      var scalar = try hexQuad()
-      if (0xDC00...0xDFFF).contains(scalar) { throw loneSurrogate(scalar) }
-      if (0xD800...0xDBFF).contains(scalar) {
-        guard next() == UInt8(ascii: "\\"), next() == UInt8(ascii: "u") else {
-          throw loneSurrogate(scalar)
-        }
-        let low = try hexQuad()
-        guard (0xDC00...0xDFFF).contains(low) else { throw loneSurrogate(scalar) }
-        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-      }
-      guard let unicode = Unicode.Scalar(scalar) else { throw loneSurrogate(scalar) }
-      if let encoded = UTF8.encode(unicode) { scratch.append(contentsOf: encoded) }
-    default:
-      throw failure(.syntax, "invalid escape")
-    }
-  }
-
-  private mutating func hexQuad() throws(JSONParseError) -> UInt32 {
-    var value: UInt32 = 0
-    for _ in 0..<4 {
-      guard let byte = next() else { throw failure(.unexpectedEnd, "premature end of input") }
-      let digit: UInt8
-      switch byte {
-      case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-      case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-      case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-      default: throw failure(.syntax, "invalid escape")
-      }
-      value = value << 4 | UInt32(digit)
-    }
-    return value
-  }
-
-  /// Names the first byte that does not belong to a UTF-8 sequence.
-  private func invalidUTF8(_ content: UnsafeRawBufferPointer) -> JSONParseError {
-    var iterator = content.makeIterator()
-    var decoder = Unicode.UTF8.ForwardParser()
-    var consumed = 0
-    while case .valid(let scalar) = decoder.parseScalar(from: &iterator) {
-      consumed += scalar.count
-    }
-    let byte = consumed < content.count ? " (byte 0x\(String(content[consumed], radix: 16)))" : ""
-    return failure(.invalidUTF8, "invalid UTF-8 in a string\(byte)")
-  }
-
   /// A byte no value starts with; the whole character counts as read, and is named.
   private mutating func invalidToken() -> JSONParseError {
     let tokenStart = offset
@@ -429,18 +297,13 @@ struct JSONParser: ~Copyable {
     return failure(.syntax, "invalid token near '\(String(decoding: token, as: UTF8.self))'")
   }
 
-  private func loneSurrogate(_ scalar: UInt32) -> JSONParseError {
-    let hex = String(scalar, radix: 16, uppercase: true)
-    return failure(.syntax, "invalid Unicode '\\u\(hex)'")
-  }
-
   // MARK: Reading and reporting
 
   @inline(__always)
   private func peek() -> UInt8? { offset < bytes.count ? start[offset] : nil }
 
   @inline(__always)
-  private mutating func next() -> UInt8? {
+  mutating func next() -> UInt8? {
     guard offset < bytes.count else { return nil }
     defer { offset += 1 }
     return start[offset]

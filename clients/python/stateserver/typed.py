@@ -43,6 +43,27 @@ class TypedStore(Generic[ActionT, StateT, EventT]):
         """A `Mirror` of the whole state, its `state` typed by the feature."""
         return TypedMirror(Mirror(self.client, self.store, subscribe=subscribe))
 
+    def skip(self, version: int, skipped: bool = True, timeout: float = 30) -> Dict[str, Any]:
+        """`history/skip`: the action that made `version` off (or on again), the state
+        recomputed from the rest; returns `{store, version}`."""
+        return cast(Dict[str, Any], self.client.skip(self.store, version, skipped,
+                                                     timeout=timeout))
+
+    def fork(self, version: Optional[int] = None, as_: Optional[str] = None,
+             timeout: float = 30) -> "TypedStore[ActionT, StateT, EventT]":
+        """`store/fork`: a sandbox of the same feature at `version`, typed as this store."""
+        result = self.client.fork(self.store, version, as_=as_, timeout=timeout)
+        return TypedStore(self.client, result["store"])
+
+    def diff(self, other: "TypedStore[ActionT, StateT, EventT]",
+             timeout: float = 30) -> Any:
+        """`state/diff`: the RFC 6902 patch from this store's state to `other`'s."""
+        return self.client.diff(self.store, other.store, timeout=timeout)["patch"]
+
+    def blame(self, path: str, limit: Optional[int] = None, timeout: float = 30) -> Any:
+        """`state/blame`: the entry that last changed the value at `path`, and those before."""
+        return self.client.blame(self.store, path, limit=limit, timeout=timeout)
+
 
 class TypedMirror(Generic[StateT]):
     """A `Mirror` of a whole store whose `state` has its feature's type; `mirror` is the
