@@ -79,13 +79,10 @@ extension Server {
     case "attach":
       return .exit(AttachBridge.run(Array(arguments.dropFirst())))
     case "replay":
-      guard arguments.count == 2 else {
-        StandardStream.writeAll("usage: \(name) replay FILE\n", to: 2)
-        return .exit(2)
-      }
       return .exit(
-        Replay.run(
-          path: arguments[1], features: features(defaults), name: name, version: version))
+        replay(Array(arguments.dropFirst()), name: name, version: version) {
+          features(defaults)
+        })
     default: break
     }
     let interface = commandLine(
@@ -151,8 +148,8 @@ extension Server {
       summary: summary
         ?? """
         \(name) \(version): a headless application core speaking JSON-RPC 2.0 (NDJSON) on stdio.
-        Also: \(name) codegen --lang typescript|python --out DIR, \(name) replay FILE, \
-        \(name) attach PATH
+        Also: \(name) codegen --lang typescript|python --out DIR, \
+        \(name) replay [--emit pytest] [--out FILE] FILE, \(name) attach PATH
         """,
       flags: allFlags(named: name, server: part, then: flags))
   }
