@@ -93,3 +93,14 @@ def test_replay_without_emit_still_compares(stateserver_bin, tmp_path):
                           text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["replay"] == "match"
+
+
+def test_an_action_an_effect_sent_is_refused_rather_than_emitted(stateserver_bin, tmp_path):
+    """`incrementLater`'s increment arrives when its timer fires, not as an answer to a request:
+    a test that expected it after a response would not hold, so the emitter says so."""
+    path = tmp_path / "later.ndjson"
+    record(stateserver_bin, path, ("counter", {"type": "incrementLater", "afterMs": 10}))
+    done = emit(stateserver_bin, path)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert "was not sent by this client's request" in done.stderr

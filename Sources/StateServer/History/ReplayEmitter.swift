@@ -117,8 +117,10 @@ enum ReplayEmitter {
         "line \(number): a \(kind ?? "kindless") entry cannot be emitted as a request; "
           + "--emit reproduces dispatched actions only")
     }
+    // An effect's action names the action that started the effect (`origin.action`) beside
+    // the request: the server sends it when the effect's timer fires, not as an answer.
     guard let action = line["action"], let id = line["origin"]?["request"],
-      line["origin"]?["client"] == nil
+      line["origin"]?["client"] == nil, line["origin"]?["action"] == nil
     else {
       throw Refusal(
         "line \(number): the action on '\(store)' was not sent by this client's request (an "
@@ -164,12 +166,13 @@ enum ReplayEmitter {
     var text = """
       \"\"\"Emitted by `\(name) replay --emit pytest` from the recording \(source).
 
-      Spawns the server ($STATESERVER_BIN, else `\(name)` on PATH) with `--ephemeral --history \
-      \(history)`, sends each recorded dispatch in order and asserts that every line the server
-      answers (the state/patch, each store/event, the response) equals the recorded one, in
-      order. Compared loosely: the keys `at` and `durationUs` (timestamps and timings, which
-      differ on every run) only have to be present. The recording's `at` times are not replayed:
-      the requests are sent as fast as the server answers.
+      Spawns the server ($STATESERVER_BIN, else `\(name)` on PATH) with
+      `--ephemeral --history \(history)`, sends each recorded dispatch in order and asserts that
+      every line the server answers (the state/patch, each store/event, the response) equals
+      the recorded one, in order. Compared loosely, wherever a line carries them: the keys `at`
+      and `durationUs` (timestamps and timings, which differ on every run) only have to be
+      present. The recording's `at` times are not replayed: each request is sent once the one
+      before it is answered.
       \"\"\"
       import json
       import os
