@@ -12,8 +12,8 @@ import JSON
 /// equals the recorded one, in order.
 ///
 /// Refused (status 2, a message on stderr): a file that is not a recording, and entries the
-/// wire alone cannot reproduce in order (rewinds, skips, actions an effect sent): those need the
-/// virtual clock or history requests, which the recording does not name.
+/// wire alone cannot reproduce in order (rewinds, skips, actions or events an effect sent):
+/// those need the virtual clock or history requests, which the recording does not name.
 enum ReplayEmitter {
   /// What the emitter can write.
   enum Target: String, CaseIterable {
@@ -93,7 +93,7 @@ enum ReplayEmitter {
         else { throw Refusal("line \(number): an open line needs a store and a version") }
         versions[store] = version
       case "entry":
-        if let step = try step(line, number: number, versions: &versions) { steps.append(step) }
+        steps.append(try step(line, number: number, versions: &versions))
       default:
         continue
       }
@@ -102,7 +102,7 @@ enum ReplayEmitter {
   }
 
   private static func step(_ line: JSON, number: Int, versions: inout [String: Int64])
-    throws(Refusal) -> Step?
+    throws(Refusal) -> Step
   {
     guard let store = line["store"]?.stringValue, let version = line["version"]?.integerValue,
       let patch = line["patch"]?.arrayValue
@@ -111,7 +111,11 @@ enum ReplayEmitter {
     versions[store] = version
     switch line["kind"]?.stringValue {
     case "action": break
-    case "events": return nil
+    case "events":
+      // Events an effect emitted reach the client when the effect runs, between answers.
+      throw Refusal(
+        "line \(number): the events an effect emitted on '\(store)' arrive when it runs, not "
+          + "as an answer; --emit reproduces dispatched actions only")
     case let kind:
       throw Refusal(
         "line \(number): a \(kind ?? "kindless") entry cannot be emitted as a request; "
