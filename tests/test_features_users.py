@@ -55,3 +55,15 @@ def test_a_failing_backend_is_retried_then_fails_recoverably_keeping_stale_users
         server.dispatch("users", {"type": "retry"})
         view = server.state("users")
         assert view["load"]["status"] == "loaded" and view["load"]["isStale"] is False
+
+
+def test_a_rename_the_server_fails_rolls_back_and_shows_its_error():
+    with Server("--latency", "0") as server:
+        server.dispatch("users", {"type": "load"})
+        before = server.state("users")["users"][41]["name"]
+        server.dispatch("backend", {"type": "setFailRate", "rate": 1})
+        server.dispatch("users", {"type": "rename", "id": 42, "name": "Quentin New"})
+        view = server.state("users")
+        assert view["users"][41]["name"] == before and view["edits"] == []
+        assert view["renameError"] == "Could not rename the user. Please try again."
+        assert server.state("backend")["requests"]["renameUser"] == 1 + 3

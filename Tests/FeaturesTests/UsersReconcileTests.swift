@@ -67,7 +67,11 @@ import Testing
     await store.send(.rename(id: 42, name: "Quentin H")) {
       $0.users[id: 42]?.name = "Quentin H"
       $0.results[id: 42]?.name = "Quentin H"
-      $0.edits = [UserEdit(id: 42, name: "Quentin H", baseVersion: 1, status: .sending)]
+      $0.edits = [
+        UserEdit(
+          id: 42, name: "Quentin H", baseVersion: 1, previousName: "Quentin Hansen",
+          status: .sending)
+      ]
     }
     await clock.advance(by: .milliseconds(50))
     let confirmed = renamed(all[41], "Quentin H", version: 2)
@@ -120,7 +124,11 @@ import Testing
     await store.send(.rename(id: 42, name: "Quentin Local")) {
       $0.users[id: 42]?.name = "Quentin Local"
       $0.results[id: 42]?.name = "Quentin Local"
-      $0.edits = [UserEdit(id: 42, name: "Quentin Local", baseVersion: 1, status: .sending)]
+      $0.edits = [
+        UserEdit(
+          id: 42, name: "Quentin Local", baseVersion: 1, previousName: "Quentin Hansen",
+          status: .sending)
+      ]
     }
     await store.receive(.internal(.renameFailed(id: 42, baseVersion: 1, gone: false))) {
       $0.edits[id: 42]?.status = .pending
@@ -129,14 +137,18 @@ import Testing
     let remote = try #require(await backend.remoteUserEdit(id: 42, name: "Quentin Remote"))
     await store.send(.internal(.serverChanged(user: remote))) {
       $0.edits[id: 42] = UserEdit(
-        id: 42, name: "Quentin Local", baseVersion: 1, status: .conflict,
-        serverName: "Quentin Remote", serverVersion: 2)
+        id: 42, name: "Quentin Local", baseVersion: 1, previousName: "Quentin Hansen",
+        status: .conflict, serverName: "Quentin Remote", serverVersion: 2)
     }
     #expect(store.state.users[id: 42]?.name == "Quentin Local")  // nothing overwritten
     await store.send(.resolveConflict(id: 42, keep: .local)) {
       $0.users[id: 42]?.version = 2
       $0.results[id: 42]?.version = 2
-      $0.edits = [UserEdit(id: 42, name: "Quentin Local", baseVersion: 2, status: .sending)]
+      $0.edits = [
+        UserEdit(
+          id: 42, name: "Quentin Local", baseVersion: 2, previousName: "Quentin Remote",
+          status: .sending)
+      ]
     }
     await clock.advance(by: .milliseconds(50))
     let final = renamed(all[41], "Quentin Local", version: 3)
@@ -177,7 +189,11 @@ import Testing
     await store.send(.rename(id: 42, name: "Quentin Local")) {
       $0.users[id: 42]?.name = "Quentin Local"
       $0.results[id: 42]?.name = "Quentin Local"
-      $0.edits = [UserEdit(id: 42, name: "Quentin Local", baseVersion: 1, status: .sending)]
+      $0.edits = [
+        UserEdit(
+          id: 42, name: "Quentin Local", baseVersion: 1, previousName: "Quentin Hansen",
+          status: .sending)
+      ]
     }
     // The rename reached the server (version 2); its reply is still on the way when someone
     // else's edit (version 3) is pushed.
@@ -186,8 +202,8 @@ import Testing
     #expect(remote.version == 3)
     await store.send(.internal(.serverChanged(user: remote))) {
       $0.edits[id: 42] = UserEdit(
-        id: 42, name: "Quentin Local", baseVersion: 1, status: .conflict,
-        serverName: "Quentin Remote", serverVersion: 3)
+        id: 42, name: "Quentin Local", baseVersion: 1, previousName: "Quentin Hansen",
+        status: .conflict, serverName: "Quentin Remote", serverVersion: 3)
     }
     await clock.advance(by: .milliseconds(50))
     // The late confirmation of version 2 is older than the conflict's version 3: no change.
@@ -206,7 +222,10 @@ import Testing
     await store.send(.rename(id: 42, name: "Q1")) {
       $0.users[id: 42]?.name = "Q1"
       $0.results[id: 42]?.name = "Q1"
-      $0.edits = [UserEdit(id: 42, name: "Q1", baseVersion: 1, status: .sending)]
+      $0.edits = [
+        UserEdit(
+          id: 42, name: "Q1", baseVersion: 1, previousName: "Quentin Hansen", status: .sending)
+      ]
     }
     await store.send(.rename(id: 42, name: "Q2")) {
       $0.users[id: 42]?.name = "Q2"
@@ -221,6 +240,7 @@ import Testing
       $0.users[id: 42]?.version = 2
       $0.results[id: 42]?.version = 2
       $0.edits[id: 42]?.baseVersion = 2
+      $0.edits[id: 42]?.previousName = "Q1"  // what the server now holds
     }
     await clock.advance(by: .milliseconds(50))
     let final = renamed(all[41], "Q2", version: 3)

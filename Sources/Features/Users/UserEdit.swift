@@ -22,6 +22,9 @@ public struct UserEdit: Codable, Equatable, Identifiable, Sendable {
   public var name: String
   /// The server version the edit was made on.
   public var baseVersion: Int
+  /// The name at `baseVersion`, before the edit: what a rename the server refuses rolls back
+  /// to. `null` in edits saved before it was kept (those are never rolled back).
+  public var previousName: String?
   /// Where the edit stands.
   public var status: Status
   /// The server's name while in `conflict`; `null` otherwise.
@@ -31,12 +34,13 @@ public struct UserEdit: Codable, Equatable, Identifiable, Sendable {
 
   /// An edit of user `id`, pending by default.
   public init(
-    id: Int, name: String, baseVersion: Int, status: Status = .pending,
-    serverName: String? = nil, serverVersion: Int? = nil
+    id: Int, name: String, baseVersion: Int, previousName: String? = nil,
+    status: Status = .pending, serverName: String? = nil, serverVersion: Int? = nil
   ) {
     self.id = id
     self.name = name
     self.baseVersion = baseVersion
+    self.previousName = previousName
     self.status = status
     self.serverName = serverName
     self.serverVersion = serverVersion

@@ -14,6 +14,7 @@ import StateKit
 extension UsersFeature {
   func rename(id: Int, to name: String, _ state: inout State) -> Effect<Action, Never> {
     guard var user = state.users[id: id] else { return .none }
+    state.renameError = nil  // a new rename is the user's answer to the last one's error
     if var edit = state.edits[id: id] {
       // Sending: the reply rebases it; a conflict stays one until the user resolves it.
       edit.name = name
@@ -23,7 +24,8 @@ extension UsersFeature {
       return edit.status == .pending ? send(id: id, &state) : .none
     }
     guard user.name != name else { return .none }
-    state.edits.append(UserEdit(id: id, name: name, baseVersion: user.version))
+    state.edits.append(
+      UserEdit(id: id, name: name, baseVersion: user.version, previousName: user.name))
     user.name = name
     show(user, &state)
     return send(id: id, &state)
@@ -43,11 +45,31 @@ extension UsersFeature {
       return .none
     case .local:
       // Made on the server's version now, so sending it overwrites that version knowingly.
-      state.edits[id: id] = UserEdit(id: id, name: edit.name, baseVersion: serverVersion)
+      state.edits[id: id] = UserEdit(
+        id: id, name: edit.name, baseVersion: serverVersion, previousName: serverName)
       user.version = serverVersion
       show(user, &state)
       return send(id: id, &state)
     }
+  }
+
+  /// The server answered the rename of `id` to `name` with an error its retries could not
+  /// mend: the name rolls back to the one before the edit and the error shows (`renameError`),
+  /// unless a later rename is waiting, which is sent instead (the user's latest word wins).
+  func renameRefused(
+    id: Int, name: String, baseVersion: Int, message: String, _ state: inout State
+  ) -> Effect<Action, Never> {
+    guard let edit = state.edits[id: id], edit.status == .sending,
+      edit.baseVersion == baseVersion
+    else { return .none }
+    guard edit.name == name else { return send(id: id, &state) }
+    state.edits.remove(id: id)
+    if let previous = edit.previousName, var user = state.users[id: id] {
+      user.name = previous
+      show(user, &state)
+    }
+    state.renameError = message
+    return .none
   }
 
   func renamed(id: Int, name: String, baseVersion: Int, user: User, _ state: inout State)
@@ -66,7 +88,8 @@ extension UsersFeature {
       return .none
     }
     // Renamed again while this one was on its way: send the newer name on the new version.
-    state.edits[id: id] = UserEdit(id: id, name: edit.name, baseVersion: user.version)
+    state.edits[id: id] = UserEdit(
+      id: id, name: edit.name, baseVersion: user.version, previousName: user.name)
     var shown = user
     shown.name = edit.name
     show(shown, &state)
@@ -140,9 +163,18 @@ extension UsersFeature {
             .renameConflicted(
               id: id, baseVersion: baseVersion, serverName: serverName,
               serverVersion: serverVersion)))
+      } catch BackendError.offline {
+        await send(.internal(.renameFailed(id: id, baseVersion: baseVersion, gone: false)))
       } catch let error as BackendError {
+        guard error != .notFound else {
+          await send(.internal(.renameFailed(id: id, baseVersion: baseVersion, gone: true)))
+          return
+        }
         await send(
-          .internal(.renameFailed(id: id, baseVersion: baseVersion, gone: error == .notFound)))
+          .internal(
+            .renameRefused(
+              id: id, name: name, baseVersion: baseVersion,
+              message: SafeMessage.describing(error, doing: "rename the user"))))
       }
     } catch: { _, send in
       await send(.internal(.renameFailed(id: id, baseVersion: baseVersion, gone: false)))

@@ -189,6 +189,10 @@ public struct UsersFeature: Feature {
       reconcile(serverCopy: server, &state)
       return .none
 
+    case .internal(.renameRefused(let id, let name, let baseVersion, let message)):
+      return renameRefused(
+        id: id, name: name, baseVersion: baseVersion, message: message, &state)
+
     case .internal(.renameFailed(let id, let baseVersion, let gone)):
       guard let edit = state.edits[id: id], edit.baseVersion == baseVersion,
         edit.status == .sending

@@ -35,12 +35,15 @@ extension UsersFeature {
     public var selectedId: Int?
     /// Local renames the server has not confirmed, by user id.
     public var edits: IdentifiedArray<UserEdit>
+    /// Why the last rename failed on the server and was rolled back, for a person; `null`
+    /// again at the next rename.
+    public var renameError: String?
 
     /// A state; empty and idle by default.
     public init(
       load: LoadState = LoadState(), source: Source? = nil, users: IdentifiedArray<User> = [],
       query: String = "", results: IdentifiedArray<User> = [], searching: Bool = false,
-      selectedId: Int? = nil, edits: IdentifiedArray<UserEdit> = []
+      selectedId: Int? = nil, edits: IdentifiedArray<UserEdit> = [], renameError: String? = nil
     ) {
       self.load = load
       self.source = source
@@ -50,10 +53,11 @@ extension UsersFeature {
       self.searching = searching
       self.selectedId = selectedId
       self.edits = edits
+      self.renameError = renameError
     }
 
     private enum CodingKeys: String, CodingKey {
-      case load, source, users, query, results, searching, selectedId, edits
+      case load, source, users, query, results, searching, selectedId, edits, renameError
     }
 
     /// Decodes a saved state (the cache) or a client's initial one. Nothing in flight survives
@@ -78,7 +82,8 @@ extension UsersFeature {
           ?? [],
         searching: false,
         selectedId: try container.decodeIfPresent(Int.self, forKey: .selectedId),
-        edits: edits)
+        edits: edits,
+        renameError: try container.decodeIfPresent(String.self, forKey: .renameError))
     }
   }
 
@@ -93,6 +98,7 @@ extension UsersFeature {
     public var selectedId: Int?
     public var selected: User?
     public var edits: IdentifiedArray<UserEdit>
+    public var renameError: String?
 
     init(_ state: State) {
       load = state.load
@@ -104,6 +110,7 @@ extension UsersFeature {
       selectedId = state.selectedId
       selected = state.selectedId.flatMap { state.users[id: $0] }
       edits = state.edits
+      renameError = state.renameError
     }
   }
 
@@ -145,9 +152,12 @@ extension UsersFeature {
       /// The server refused the rename made on `baseVersion`: it has `serverName` at
       /// `serverVersion`.
       case renameConflicted(id: Int, baseVersion: Int, serverName: String, serverVersion: Int)
-      /// The rename could not be sent (offline, or failing after the retries), or the user is
-      /// gone from the server (`gone`).
+      /// The rename could not be sent (offline: it stays pending), or the user is gone from
+      /// the server (`gone`).
       case renameFailed(id: Int, baseVersion: Int, gone: Bool)
+      /// The server failed the rename of `id` to `name` after the retries: rolled back, with
+      /// `message` shown as `renameError`.
+      case renameRefused(id: Int, name: String, baseVersion: Int, message: String)
     }
   }
 }

@@ -112,6 +112,7 @@ class UsersStateEditsItem(TypedDict):
     id: int
     name: str
     baseVersion: int
+    previousName: Optional[str]
     status: Literal["pending", "sending", "conflict"]
     serverName: Optional[str]
     serverVersion: Optional[int]
@@ -127,6 +128,7 @@ class UsersState(TypedDict):
     selectedId: Optional[int]
     selected: Optional[UsersStateUsersItem]
     edits: List[UsersStateEditsItem]
+    renameError: Optional[str]
 
 
 class UsersLoadAction(TypedDict):

@@ -150,10 +150,12 @@ export type UsersState = {
     id: number;
     name: string;
     baseVersion: number;
+    previousName: string | null;
     status: "pending" | "sending" | "conflict";
     serverName: string | null;
     serverVersion: number | null;
   }[];
+  renameError: string | null;
 };
 /** `users` action `load`. */
 export type UsersLoadAction = {
@@ -411,10 +413,12 @@ export type NavigationState = {
       id: number;
       name: string;
       baseVersion: number;
+      previousName: string | null;
       status: "pending" | "sending" | "conflict";
       serverName: string | null;
       serverVersion: number | null;
     }[];
+    renameError: string | null;
   };
   path: ({
     screen: "userDetail";
