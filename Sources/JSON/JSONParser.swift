@@ -118,7 +118,7 @@ struct JSONParser: ~Copyable {
       // A value is complete: hand it to its container, closing every container it completes.
       while let frame = frames.last {
         if frame.isObject {
-          try add(member: value)
+          add(member: value)
           skipWhitespace()
           switch next() {
           case UInt8(ascii: ","):
@@ -162,7 +162,7 @@ struct JSONParser: ~Copyable {
   /// Adds the innermost object's member whose key is the last on the key stack. A repeated key
   /// (the same bytes: Swift's `==` alone would also join "é" and "e\u{301}") keeps its first
   /// position and takes the last value, or `null` and a refusal unless duplicates are allowed.
-  private mutating func add(member value: consuming JSON) throws(JSONParseError) {
+  private mutating func add(member value: consuming JSON) {
     let frameIndex = frames.count - 1
     let keyStart = frames[frameIndex].keyStart
     let position = keys.count - 1
