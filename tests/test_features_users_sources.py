@@ -156,7 +156,7 @@ def test_a_rename_made_offline_is_kept_across_a_restart_and_sent(tmp_path):
         view = server.state("users")
         assert view["edits"] == [{"id": 3, "name": "Carla Offline", "baseVersion": 1,
                                   "status": "pending", "serverName": None,
-                                  "serverVersion": None}]
+                                  "serverVersion": None, "previousName": "Carla Okafor"}]
         assert view["users"][2]["name"] == "Carla Offline"
         assert server.close() == 0
 
