@@ -4,7 +4,7 @@ from typing import Any, Callable, Dict, Optional, Protocol, Set
 
 from .connection import Message, ResponseHook
 from .errors import RPCError, ServerExited
-from .replica import APPLIED, GAP, INVALID_PARAMS, ChangeCallback, Replica
+from .replica import APPLIED, GAP, INVALID_PARAMS, ChangeCallback, Replica, ReplicaView
 
 __all__ = ["AsyncMirror", "AsyncMirrorClient"]
 
@@ -31,7 +31,7 @@ class AsyncMirrorClient(Protocol):
     def _stderr_hint(self) -> str: ...
 
 
-class AsyncMirror:
+class AsyncMirror(ReplicaView):
     """Mirrors the state of `store` (or the subtree at `path`) on an `AsyncClient`.
 
     It subscribes (`state/subscribe`, or only `state/get` with `subscribe=False`); the answer
@@ -78,22 +78,6 @@ class AsyncMirror:
     def version(self) -> int:
         """The newest store version the mirror reflects (-1 before the first state)."""
         return self._replica.current
-
-    @property
-    def state(self) -> Any:
-        return self._replica.state
-
-    @property
-    def exists(self) -> bool:
-        return self._replica.exists
-
-    @property
-    def patches(self) -> int:
-        return self._replica.patches
-
-    @property
-    def coalesced(self) -> int:
-        return self._replica.coalesced
 
     def close(self) -> None:
         """Stops following patches."""

@@ -5,7 +5,7 @@ from typing import Any, Callable, Dict, Optional, Protocol
 
 from .connection import Message, ResponseHook
 from .errors import RPCError, ServerExited
-from .replica import APPLIED, GAP, INVALID_PARAMS, SKIPPED, ChangeCallback, Replica
+from .replica import APPLIED, GAP, INVALID_PARAMS, SKIPPED, ChangeCallback, Replica, ReplicaView
 
 __all__ = ["ChangeCallback", "Mirror", "MirrorClient"]
 
@@ -31,7 +31,7 @@ class MirrorClient(Protocol):
     def _stderr_hint(self) -> str: ...
 
 
-class Mirror:
+class Mirror(ReplicaView):
     """Mirrors the state of `store` (or the subtree at `path`) on `client`.
 
     On creation it subscribes (`state/subscribe`), which returns the state and its version; the
@@ -71,24 +71,8 @@ class Mirror:
             raise RPCError(response["error"])
 
     @property
-    def state(self) -> Any:
-        return self._replica.state
-
-    @property
-    def exists(self) -> bool:
-        return self._replica.exists
-
-    @property
     def version(self) -> int:
         return self._replica.version
-
-    @property
-    def patches(self) -> int:
-        return self._replica.patches
-
-    @property
-    def coalesced(self) -> int:
-        return self._replica.coalesced
 
     def _wake(self) -> None:
         with self._cond:

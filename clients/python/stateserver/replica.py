@@ -124,3 +124,26 @@ class Replica:
         if pointer != self.path and not pointer.startswith(self.path + "/"):
             raise ValueError(f"patch path {pointer!r} is outside the mirrored {self.path!r}")
         return "/root" + pointer[len(self.path):]
+
+
+class ReplicaView:
+    """What both mirrors read straight from their replica (each says itself what its `version`
+    means)."""
+
+    _replica: Replica
+
+    @property
+    def state(self) -> Any:
+        return self._replica.state
+
+    @property
+    def exists(self) -> bool:
+        return self._replica.exists
+
+    @property
+    def patches(self) -> int:
+        return self._replica.patches
+
+    @property
+    def coalesced(self) -> int:
+        return self._replica.coalesced
