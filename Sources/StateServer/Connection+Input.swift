@@ -17,7 +17,7 @@ extension Connection {
     guard let inbox else { return }
     for _ in 0..<Self.drainRunBatches {
       if held.isEmpty {
-        let taken = inbox.takeWithOffset()
+        let taken = inbox.take()
         held = taken.lines[...]
         heldOffset = taken.offset
         guard !held.isEmpty else {

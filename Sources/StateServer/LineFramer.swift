@@ -6,10 +6,10 @@ import JSON
   import Darwin
 #endif
 
-/// Splits stdin into lines in place, one large read at a time: no byte-by-byte reads, no copy
-/// of a line that is parsed at once (``next(from:)``); ``frame(from:)`` copies a read's lines
-/// once, into chunks any thread may parse. Used by one thread at a time (the reader thread, or
-/// the main thread in ``MainLoop``, or the ``ParseAhead`` thread).
+/// The reader stage: splits input into lines in place, one large read at a time (no
+/// byte-by-byte reads, no copy of a line), and parses each line right there, before the next
+/// read moves the buffer. Used by one thread: the main thread in ``MainLoop`` for stdin, or
+/// an attached client's ``LineReader``.
 ///
 /// `\r\n` endings and blank lines are accepted; the limit applies to a message without its line
 /// ending (`\n` or `\r\n`). A line longer than `maxMessageBytes` is never held in memory: once a
@@ -22,10 +22,16 @@ final class LineFramer {
   private var start = 0  // first byte of the unconsumed partial line
   private var end = 0  // end of the bytes read so far
   private var skipped: Int? = nil  // length so far of an oversize line being skipped
+
+  /// One framed line: its bytes in `buffer` (without the line ending), or a line that needs no
+  /// parse (an oversize line, the end of input).
+  private enum Item {
+    case text(Range<Int>)
+    case oversize(bytes: Int)
+    case endOfInput
+  }
   /// Bytes read so far: the input offset the lines returned so far reach.
   private(set) var offset = 0
-  /// Lines already served, dropped one by one as new lines are parsed (``retire(_:)``).
-  private var retired = RetiredLines()
 
   init(maxMessageBytes: Int) {
     self.maxMessageBytes = maxMessageBytes
@@ -37,39 +43,12 @@ final class LineFramer {
   func next(from fd: Int32) -> (lines: [InboundLine], count: Int) {
     let (items, count) = readItems(from: fd)
     // Parsed in the buffer itself, before the next read moves it: no copy.
-    let lines = buffer.withUnsafeBytes { raw in
-      FramedChunk.parse(items, in: raw, base: 0) { dropRetiredLine() }
-    }
+    let lines = buffer.withUnsafeBytes { raw in Self.parse(items, in: raw) }
     return (lines, count)
   }
 
-  /// ``next(from:)`` without the parse: the lines go in chunks of at most
-  /// ``FramedChunk/linesPerChunk`` lines sharing one copy of their bytes, for whichever thread
-  /// parses them (``ParseAhead``).
-  func frame(from fd: Int32) -> (chunks: [FramedChunk], count: Int) {
-    let (items, count) = readItems(from: fd)
-    guard !items.isEmpty else { return ([], count) }
-    var low = Int.max
-    var high = 0
-    for case .text(let range) in items {
-      low = min(low, range.lowerBound)
-      high = max(high, range.upperBound)
-    }
-    let bytes = low < high ? Array(buffer[low..<high]) : []
-    let base = low < high ? low : 0
-    var chunks: [FramedChunk] = []
-    chunks.reserveCapacity(items.count / FramedChunk.linesPerChunk + 1)
-    var first = 0
-    while first < items.count {
-      let last = min(first + FramedChunk.linesPerChunk, items.count)
-      chunks.append(FramedChunk(bytes: bytes, base: base, items: Array(items[first..<last])))
-      first = last
-    }
-    return (chunks, count)
-  }
-
   /// One read and the lines it completes, as ranges of `buffer` (valid until the next read).
-  private func readItems(from fd: Int32) -> (items: [FramedChunk.Item], count: Int) {
+  private func readItems(from fd: Int32) -> (items: [Item], count: Int) {
     do {
       if end == 0 && buffer.count > 4 * Self.blockSize {
         buffer = [UInt8](repeating: 0, count: Self.blockSize)  // a long line grew it
@@ -96,7 +75,7 @@ final class LineFramer {
         }
       }
       if count <= 0 {
-        var batch: [FramedChunk.Item] = []
+        var batch: [Item] = []
         buffer.withUnsafeBytes { raw in
           let length = messageLength(raw, start, end)
           if let skipped {
@@ -110,7 +89,7 @@ final class LineFramer {
         batch.append(.endOfInput)
         return (batch, count)
       }
-      var batch: [FramedChunk.Item] = []
+      var batch: [Item] = []
       let scanFrom = end
       end += count
       offset += count
@@ -134,7 +113,7 @@ final class LineFramer {
       }
       if start == end {
         // The buffer is not shrunk here: the lines just framed point into it until they are
-        // parsed (or copied into chunks), after this call; the next read shrinks it.
+        // parsed, after this call; the next read shrinks it.
         start = 0
         end = 0
       } else if skipped != nil || end - start > maxMessageBytes + 1 {
@@ -148,33 +127,42 @@ final class LineFramer {
     }
   }
 
+  /// Parses the framed `items`, whose ranges point into `raw`, in order. A plain request's
+  /// framing is read in place (``RequestEnvelope``), everything else by the one parser.
+  private static func parse(_ items: [Item], in raw: UnsafeRawBufferPointer) -> [InboundLine] {
+    var lines: [InboundLine] = []
+    lines.reserveCapacity(items.count)
+    for item in items {
+      switch item {
+      case .oversize(let bytes):
+        lines.append(.oversize(bytes: bytes))
+      case .endOfInput:
+        lines.append(.endOfInput)
+      case .text(let range):
+        let line = UnsafeRawBufferPointer(rebasing: raw[range])
+        if let request = RequestEnvelope(reading: line) {
+          lines.append(.request(request))
+        } else {
+          do {
+            lines.append(.message(try JSON(parsing: line)))
+          } catch {
+            lines.append(.malformed(error))
+          }
+        }
+      }
+    }
+    return lines
+  }
+
   /// The length of the message in `raw[start..<end]` (a line without its `\n`): a final `\r` is
   /// part of the line ending, not of the message.
   private func messageLength(_ raw: UnsafeRawBufferPointer, _ start: Int, _ end: Int) -> Int {
     end > start && raw[end - 1] == 0x0D ? end - start - 1 : end - start
   }
 
-  /// Takes served lines to free while the next ones are parsed (``RetiredLines``).
-  func retire(_ batches: [[InboundLine]]) {
-    for batch in batches { retired.retire(batch) }
-  }
-
-  /// Frees every retired line now (before this thread stops reading).
-  func dropRetired() {
-    retired.dropAll()
-  }
-
-  /// Frees one retired line, two while many wait, so the backlog never grows.
-  @inline(__always)
-  func dropRetiredLine() {
-    retired.dropOne()
-  }
-
-  var retiredCount: Int { retired.count }
-
   /// Frames one line (without its `\n`) of `raw`; blank lines vanish.
   private func lineEnded(
-    _ raw: UnsafeRawBufferPointer, _ range: Range<Int>, into batch: inout [FramedChunk.Item]
+    _ raw: UnsafeRawBufferPointer, _ range: Range<Int>, into batch: inout [Item]
   ) {
     var range = range
     if range.upperBound > range.lowerBound && raw[range.upperBound - 1] == 0x0D {

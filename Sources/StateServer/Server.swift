@@ -12,11 +12,12 @@ import StateKit
 /// features until the input ends, `shutdown` arrives, stdout closes or SIGTERM/SIGINT/SIGHUP,
 /// then exits 0 after draining.
 ///
-/// Three threads meet through two queues: a reader thread splits and parses stdin (``Inbox``),
-/// the main actor reduces actions and builds replies (``Connection``), a writer thread encodes
-/// and writes stdout (``OutputQueue``). A fourth thread turns signals into calls on the main
-/// actor (``ShutdownSignals``). Output is bounded in bytes, not lines: past the budget the reader
-/// and the main actor wait for the writer.
+/// Stages in order: a reader splits and parses stdin (``LineFramer``; on a thread of its own
+/// behind the ``Inbox`` in library use, on the main thread in the executable's ``MainLoop``),
+/// the main actor routes each line, reduces actions and builds replies (``Connection``), and
+/// the output is written (``OutputQueue``, a writer thread once output queues up). Another
+/// thread turns signals into calls on the main actor (``ShutdownSignals``). Output is bounded in
+/// bytes, not lines: past the budget the reader and the main actor wait for the writer.
 ///
 /// ```swift
 /// let server = Server(features: [Counter().descriptor()], options: ServerOptions())
@@ -144,9 +145,8 @@ public struct Server: Sendable {
     }
     if let onMainLoop {
       let loop = MainLoop(
-        input: input, maxMessageBytes: options.maxMessageBytes, connection: connection,
-        maxQueuedInputBytes: options.maxQueuedInputBytes)
-      connection.inputOffset = { loop.readOffset }
+        input: input, maxMessageBytes: options.maxMessageBytes, connection: connection)
+      connection.inputOffset = { loop.offset }
       onMainLoop(loop)
     } else {
       let inbox = Inbox(capacity: 1024, maxBytes: options.maxQueuedInputBytes) {

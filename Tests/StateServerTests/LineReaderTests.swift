@@ -40,7 +40,7 @@ import Testing
     var lines: [InboundLine] = []
     for await _ in wakes {
       while true {
-        let batch = inbox.take()
+        let batch = inbox.take().lines
         if batch.isEmpty { break }
         lines += batch
       }

@@ -1,0 +1,17 @@
+import JSON
+
+/// One input line as the reader stage hands it on: already parsed, with a plain request's
+/// framing read in place (``RequestEnvelope``).
+enum InboundLine: Sendable {
+  /// A plain request whose framing ``RequestEnvelope`` read: valid as an envelope already.
+  case request(RequestEnvelope)
+  /// Any other message, parsed whole.
+  case message(JSON)
+  /// Boxed: the error is ten words, a line is 41 bytes without it (a request's id, method and
+  /// params), and lines move through arrays by the thousand (a malformed line is rare).
+  indirect case malformed(JSONParseError)
+  /// A line longer than `--max-message-bytes`, skipped unread; `bytes` is its length.
+  case oversize(bytes: Int)
+  /// The input ended (or the server stopped reading): shut down once the lines before are served.
+  case endOfInput
+}
