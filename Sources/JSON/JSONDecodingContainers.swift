@@ -6,8 +6,8 @@ struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
   var codingPath: [any CodingKey] { decoder.codingPath }
   /// Synthesized enum decoding asks for this on every value, with one key: a plain loop,
-  /// because the generic `compactMap` (unspecialized across modules) cost about 3,000
-  /// instructions per call.
+  /// because the generic `compactMap` is not specialized across modules and runs through
+  /// value witnesses.
   var allKeys: [Key] {
     asked?.askedForAll = true
     var keys: [Key] = []

@@ -3,8 +3,8 @@ extension JSONObject {
   /// absent (or not asked: `fourth` nil). A repeated key gives its first value, as the
   /// subscript does.
   ///
-  /// For reading a small object with known keys, a request's envelope or its params: looking
-  /// each key up scanned the members once per key (about 130 instructions a key).
+  /// For reading a small object with known keys, a request's envelope or its params: one scan
+  /// of the members for all the keys, where looking each key up scans them once per key.
   ///
   /// ```swift
   /// let (id, version, method, params) = request.values("id", "jsonrpc", "method", "params")

@@ -42,16 +42,16 @@ final class JSONObjectStorage: ManagedBuffer<JSONObjectHeader, JSONObject.Member
   deinit {
     // The header is destroyed by `ManagedBuffer`; the members are ours to destroy. One by one,
     // moved out: `deinitialize(count:)` goes through the runtime's generic `swift_arrayDestroy`
-    // and tuple destroy (value witnesses, about 0.3k instructions per small request parsed),
-    // where a move destroys the concrete member type with specialized code.
+    // and tuple destroy (value witnesses), where a move destroys the concrete member type with
+    // specialized code.
     withUnsafeMutablePointers { header, members in
       for position in 0..<header.pointee.count { _ = (members + position).move() }
     }
   }
 
   /// The header, addressed directly. `ManagedBuffer.header` is a class stored property, so
-  /// every access through it pays a dynamic exclusivity check (`swift_beginAccess`): a tenth
-  /// of the encoder's instructions. The pointer stays valid while `self` is alive, which it
+  /// every access through it pays a dynamic exclusivity check (`swift_beginAccess`), on every
+  /// member the encoder writes. The pointer stays valid while `self` is alive, which it
   /// is for the whole of every method here that uses it.
   @inline(__always)
   private var head: UnsafeMutablePointer<JSONObjectHeader> {

@@ -9,7 +9,7 @@ import CPosix
 /// stores opened and closed, a slow reader's coalesced output) resident memory stays near its
 /// peak although the server holds little. `bench/soak` measured it: the heap in use came back
 /// to within a few hundred KB of the baseline while resident memory stayed above it, and
-/// `malloc_trim(0)` brought it back (README, "Fuzzing and soaking"). One trim per quiet period,
+/// `malloc_trim(0)` brought it back (docs/guide/testing.md, "Fuzzing and soaking"). One trim per quiet period,
 /// never on the hot path.
 struct IdleTrim {
   /// Milliseconds without input or main-queue work before the trim.

@@ -75,8 +75,7 @@ final class StdoutWriter: Sendable {
   /// Not only a lone answer: while a client keeps up with a pipelined stream, each commit (one
   /// per read, about 18 KiB for 80 `counter` increments) goes out here, which spares the writer
   /// thread's wake-up and the hand-over of the lines to another core, which then freed what
-  /// this thread made: 0.935x the CPU per increment and 1.09x the throughput
-  /// (`bench/server/alternate.py`, 24 alternated rounds, against commits of at most 4 KiB).
+  /// this thread made (docs/architecture.md, "The main thread writes its own output").
   /// A client that falls behind fills the pipe, and its output queues up for the writer
   /// thread, where patches merge and compact as before.
   ///

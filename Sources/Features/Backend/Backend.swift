@@ -24,7 +24,7 @@ public actor Backend {
   private let clock: any Clock<Duration>
   private var random: SplitMix64
   private var status: BackendStatus
-  /// Made on first use: the 50 names cost start-up 0.13M instructions, and no request reaches
+  /// Made on first use: building the 50 names would slow every start, and no request reaches
   /// the backend before the first answer.
   private lazy var users = SampleUsers.make()
   private var savedProfileName = ""

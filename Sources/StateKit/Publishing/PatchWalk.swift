@@ -18,7 +18,7 @@ final class PatchWalk {
   /// building its path again cost an allocation (the tokens array) each time. Kept from walk to
   /// walk by the walker itself, which the publisher keeps. Three plain fields and a flag rather
   /// than an optional struct: reading an optional struct out of this class copied all three
-  /// (three retains and two releases more per publication, callgrind).
+  /// (three retains and two releases more per publication).
   private var hasRecentLeaf = false
   private var recentParent = JSONPointer(tokens: [])
   private var recentName = ""
@@ -127,8 +127,7 @@ final class PatchWalk {
   func recycle(_ operations: inout [JSONPatch.Operation]) {
     guard operations.capacity <= 16 else { return }
     // One by one from the end: `removeAll(keepingCapacity:)` destroys through the runtime's
-    // generic `swift_arrayDestroy` (value witnesses, about 250 instructions per publication
-    // more than the concrete destroys here).
+    // generic `swift_arrayDestroy` (value witnesses) where these are concrete destroys.
     while !operations.isEmpty { operations.removeLast() }
     swap(&operations, &self.operations)
   }

@@ -24,8 +24,8 @@ struct ViewPublisher<View: Encodable & Equatable> {
   /// The revision of each `IdentifiedArray` as last published, by its path in the view.
   private var marks: [JSONPointer: ArrayRevision] = [:]
   /// The walker of every update, restarted each time (see `PatchWalk.restart`); it keeps the
-  /// last patch's operations buffer, emptied, for the next walk to fill (allocating and freeing
-  /// it cost about 400 instructions per published action), and the member a leaf last changed
+  /// last patch's operations buffer, emptied, for the next walk to fill (rather than an
+  /// allocation and a free per published action), and the member a leaf last changed
   /// (`PatchWalk.path(under:_:)`). A copy of the publisher shares it, which is harmless: a walk
   /// runs start to finish within one `update`, on the store's actor, and what the walker keeps
   /// between walks is only buffers and caches: its levels too (`PatchWalk.reusesLevels`), which
@@ -38,8 +38,8 @@ struct ViewPublisher<View: Encodable & Equatable> {
   /// release per use.
   private let walker: PatchWalk
   /// The path an operation last had, and its text as a JSON string for the wire form: made
-  /// once while the same member keeps changing (its text and box cost about 450 instructions
-  /// per publication). Starts as the root's, whose text is empty. Not an optional tuple:
+  /// once while the same member keeps changing, not once per publication. Starts as the
+  /// root's, whose text is empty. Not an optional tuple:
   /// reading one copied both parts (a retain each) before comparing.
   private var recentPath = JSONPointer(tokens: [])
   private var recentPathText = JSON.string("")
@@ -59,9 +59,8 @@ struct ViewPublisher<View: Encodable & Equatable> {
     // Learn where the arrays are (and mark them) with one walk over the full encoding. A view
     // that holds no array element has nothing worth marking: the first update publishes any
     // `IdentifiedArray` in it whole, which for an empty one costs a comparison. Skipping the
-    // walk here took about half of the six default stores' publishers off the start-up
-    // (0.85M to 0.45M instructions, callgrind); the first update walks instead of comparing
-    // views.
+    // walk here takes about half of the six default stores' publishers' work off the
+    // start-up; the first update walks instead of comparing views.
     guard Self.holdsArrayElements(json) else { return }
     let walk = PatchWalk(marks: [:])
     do {
@@ -108,8 +107,7 @@ struct ViewPublisher<View: Encodable & Equatable> {
   /// The result's buffer comes from `reserveCapacity`, which the compiler specializes for
   /// `JSON`: `Array(repeating:count:)` allocates through the standard library's unspecialized
   /// `_allocateBufferUninitialized`, whose `getContiguousArrayStorageType` looked up the
-  /// generic `_ContiguousArrayStorage<JSON>` metadata on every publication (about 370
-  /// instructions, callgrind).
+  /// generic `_ContiguousArrayStorage<JSON>` metadata on every publication.
   private mutating func wireForms(of operations: inout [JSONPatch.Operation]) -> [JSON] {
     var wire: [JSON] = []
     wire.reserveCapacity(operations.count)

@@ -32,8 +32,8 @@ final class WalkLevel {
   /// The keyed containers handed out, by key type (the `ObjectIdentifier` of `Key.self` in
   /// `containerKeys`, at the same position). Making one cost three generic metadata lookups
   /// per walked object: `WalkKeyedContainer<Key>`, its conformance, and the standard library's
-  /// `_KeyedEncodingContainerBox<WalkKeyedContainer<Key>>` (about 930 instructions with the
-  /// box's allocation, a fifth of a counter's publication, callgrind); handing out a kept one
+  /// `_KeyedEncodingContainerBox<WalkKeyedContainer<Key>>`, and the box's allocation (a fifth
+  /// of a counter's publication, docs/architecture.md); handing out a kept one
   /// costs the one lookup that copying a `KeyedEncodingContainer<Key>` needs. Handing the same
   /// container out again is what a new one would be: it holds nothing but this level. A few
   /// key types at most (a level is reused for every object at its depth), so a short scan.

@@ -84,8 +84,8 @@ public protocol Feature: Sendable {
 
   /// `Action` when it conforms to ``EmbedsInternalActions``, else nil. Do not implement it:
   /// the defaults answer, chosen where the feature conforms. A requirement so that no run-time
-  /// cast asks it: a cast that fails scans every protocol conformance in the binary (about
-  /// 160k instructions, once per feature at start-up, callgrind).
+  /// cast asks it: a cast that fails scans every protocol conformance in the binary, once per
+  /// feature at start-up.
   static var _internalActionsEmbedding: (any EmbedsInternalActions.Type)? { get }
 }
 
