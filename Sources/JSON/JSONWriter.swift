@@ -30,6 +30,10 @@ public struct JSONWriter: ~Copyable {
   public private(set) var capacity: Int
   /// `description` writes non-finite doubles as `nan`/`inf` instead of failing: it is for people.
   private let lenient: Bool
+  /// Where the written bytes go once the buffer is full, while ``write(handingOnAt:to:_:)``
+  /// runs; and from how many written bytes on they go there rather than the buffer growing.
+  private var handOn: ((UnsafeRawBufferPointer) -> Void)? = nil
+  private var handOnAt = Int.max
 
   init(lenient: Bool, capacity: Int = 512) {
     self.lenient = lenient
@@ -107,6 +111,27 @@ public struct JSONWriter: ~Copyable {
     write(string)
   }
 
+  /// Runs `body`, handing the bytes written so far to `handOn` whenever the buffer is full and
+  /// holds at least `bytes` of them, instead of growing it: a value of any size is written
+  /// with a buffer of about `bytes`, never its whole text (a `state/get` of a million-element
+  /// state). What was handed on cannot be taken back, so `body` must not fail once it has
+  /// begun writing: check a value with ``JSON/checkWritable()`` first. What is left in the
+  /// buffer at the end stays there, for the caller to write out.
+  public mutating func write<Failure: Error>(
+    handingOnAt bytes: Int, to handOn: (UnsafeRawBufferPointer) -> Void,
+    _ body: (inout JSONWriter) throws(Failure) -> Void
+  ) throws(Failure) {
+    try withoutActuallyEscaping(handOn) { (handOn) throws(Failure) in
+      self.handOn = handOn
+      handOnAt = max(bytes, 1)
+      defer {
+        self.handOn = nil
+        handOnAt = Int.max
+      }
+      try body(&self)
+    }
+  }
+
   /// Appends what was written to `buffer`.
   func finish(appendingTo buffer: inout [UInt8]) {
     buffer.append(contentsOf: UnsafeBufferPointer(start: start, count: count))
@@ -122,6 +147,11 @@ public struct JSONWriter: ~Copyable {
 
   @usableFromInline @inline(never)
   mutating func grow(_ extra: Int) {
+    if let handOn, written >= handOnAt {
+      handOn(UnsafeRawBufferPointer(start: start, count: written))
+      written = 0
+      if capacity >= extra { return }
+    }
     let grown = max(capacity * 2, count + extra)
     let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
     moved.update(from: start, count: count)
@@ -248,7 +278,7 @@ public struct JSONWriter: ~Copyable {
     return MemoryLayout<String>.stride
   }
 
-  private static let tooDeep = JSONWriteError(
+  static let tooDeep = JSONWriteError(
     kind: .tooDeep, pointer: "",
     reason: "values nest deeper than \(JSON.maximumDepth) levels; the text would not parse")
 
@@ -287,6 +317,54 @@ public struct JSONWriter: ~Copyable {
     if done == nil {
       var string = string.pointee
       string.withUTF8 { utf8 in write(utf8: utf8) }
+    }
+  }
+}
+
+extension JSON {
+  /// Throws the error ``JSONWriter/write(_:)`` would throw for this value (a non-finite double,
+  /// nesting past ``maximumDepth``), without writing anything: a value that passes can be
+  /// written in pieces handed on as they are written (``JSONWriter/write(handingOnAt:to:_:)``).
+  public func checkWritable() throws(JSONWriteError) {
+    try withUnsafePointer(to: self) { (value) throws(JSONWriteError) in
+      try Self.check(value, depth: 0)
+    }
+  }
+
+  /// Mirrors ``JSONWriter``'s `write(at:depth:)`: the same depth rule, the same pointers.
+  private static func check(_ value: UnsafePointer<JSON>, depth: Int) throws(JSONWriteError) {
+    guard depth < maximumDepth else { throw JSONWriter.tooDeep }
+    switch value.pointee {
+    case .null, .bool, .integer, .string: return
+    case .double(let double):
+      guard double.isFinite else {
+        throw JSONWriteError(
+          kind: .nonFiniteDouble, pointer: "",
+          reason: "\(double) is not a JSON number (only finite doubles can be written)")
+      }
+    case .array(let elements):
+      try elements.withUnsafeBufferPointer { (elements) throws(JSONWriteError) in
+        guard let first = elements.baseAddress else { return }
+        for position in 0..<elements.count {
+          do throws(JSONWriteError) {
+            try check(first + position, depth: depth + 1)
+          } catch {
+            throw error.inside("\(position)")
+          }
+        }
+      }
+    case .object(let object):
+      try object.withMembers { (members) throws(JSONWriteError) in
+        for member in members {
+          do throws(JSONWriteError) {
+            try withUnsafePointer(to: member.value) { (value) throws(JSONWriteError) in
+              try check(value, depth: depth + 1)
+            }
+          } catch {
+            throw error.inside(member.key)
+          }
+        }
+      }
     }
   }
 }

@@ -58,6 +58,30 @@ enum Outgoing: Sendable {
     }
   }
 
+  /// Whether ``write(to:)`` cannot fail: every value in the line can be written as JSON (see
+  /// ``JSON/checkWritable()``).
+  var isWritable: Bool {
+    do {
+      switch self {
+      case .message(let message, _): try message.checkWritable()
+      case .response(let id, let result, _):
+        try id.checkWritable()
+        try result.checkWritable()
+      case .dispatched: break
+      case .failure(let id, let error):
+        try id.checkWritable()
+        try error.json.checkWritable()
+      case .patch(let notice):
+        // Written as one array, so checked as one: its elements are a level down.
+        try JSON.array(notice.operations).checkWritable()
+        try notice.cause?.checkWritable()
+      }
+      return true
+    } catch {
+      return false
+    }
+  }
+
   /// Writes the line's bytes and its newline; on failure nothing of the line stays written.
   func write(to writer: inout JSONWriter) throws(JSONWriteError) {
     let start = writer.count

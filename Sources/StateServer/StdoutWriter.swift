@@ -25,6 +25,9 @@ final class StdoutWriter: Sendable {
   /// connection begins its shutdown, an attached client's going away is no error of the server's.
   private let onBroken: @Sendable (Int32) -> Void
   static let chunkBytes = 256 << 10
+  /// The most bytes the writer thread's buffer has held at once: about a chunk and the largest
+  /// line below ``chunkBytes``, however large a line it wrote (lines larger are streamed).
+  let largestBuffer = Atomic(0)
   /// Room a direct write's buffer gets past the commit's estimated size, so that an estimate a
   /// little short does not double the buffer.
   static let estimateSlack = 256
@@ -145,6 +148,8 @@ final class StdoutWriter: Sendable {
         let line = exchange(&lines[index], with: .written)
         if size > Self.chunkBytes, case .message(.array(let elements), _) = line {
           stream(elements, estimate: size, into: &pending)
+        } else if size > Self.chunkBytes, line.isWritable {
+          stream(line, estimate: size, into: &pending)
         } else {
           encode(line, into: &pending.bytes)
           pending.estimate += size
@@ -185,7 +190,42 @@ final class StdoutWriter: Sendable {
     pending.estimate += left
   }
 
+  /// One line larger than a chunk (a `store/open` or `state/get` of a large state, a patch
+  /// that adds a large value), written out while it is encoded: its text is never whole in
+  /// memory, only about one buffer of it. It was checked first (``Outgoing/isWritable``):
+  /// bytes written out cannot be taken back, so a line that would fail halfway (a NaN in a
+  /// state) goes the usual way and is answered with an error instead.
+  private func stream(_ line: Outgoing, estimate: Int, into pending: inout Pending) {
+    var left = estimate
+    var broken = pending.broken
+    pending.bytes.write(handingOnAt: Self.chunkBytes) { bytes in
+      if bytes.count > largestBuffer.load(ordering: .relaxed) {
+        largestBuffer.store(bytes.count, ordering: .relaxed)
+      }
+      var written = 0
+      if !broken {
+        let failure: Int32
+        (written, failure) = emit(bytes, waiting: true)
+        if written < bytes.count {
+          broken = true
+          queue.markBroken()
+          onBroken(failure)
+        }
+      }
+      let share = min(left, bytes.count)
+      left -= share
+      queue.release(share, written: written)
+    } _: { writer in
+      encode(line, into: &writer)
+    }
+    pending.broken = broken
+    pending.estimate += left
+  }
+
   private func flush(_ pending: inout Pending) {
+    if pending.bytes.count > largestBuffer.load(ordering: .relaxed) {
+      largestBuffer.store(pending.bytes.count, ordering: .relaxed)
+    }
     var written = 0
     if !pending.broken && pending.bytes.count > 0 {
       let failure: Int32
@@ -222,7 +262,11 @@ final class StdoutWriter: Sendable {
   /// ends the output; 0 when there was none (when not waiting, the pipe may have been full, or
   /// the kernel unable to write to it without waiting: the rest then goes to the writer thread).
   private func emit(_ bytes: borrowing JSONWriter, waiting: Bool) -> (written: Int, errno: Int32) {
-    bytes.withUnsafeBytes { raw in
+    bytes.withUnsafeBytes { raw in emit(raw, waiting: waiting) }
+  }
+
+  private func emit(_ raw: UnsafeRawBufferPointer, waiting: Bool) -> (written: Int, errno: Int32) {
+    do {
       guard let base = raw.baseAddress else { return (0, 0) }
       var offset = 0
       while offset < raw.count {

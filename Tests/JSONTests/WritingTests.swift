@@ -245,3 +245,68 @@ struct WritingTests {
     }
   }
 }
+
+/// Writing a large value in pieces handed on as they are written, and the check that makes
+/// that safe (nothing handed on can be taken back).
+@Suite struct WritingInPiecesTests {
+  let large: JSON = .array(
+    (0..<20_000).map { ["id": .integer(Int64($0)), "text": .string("note \($0)")] })
+
+  @Test func piecesHandedOnAddUpToTheWholeTextWithASmallBuffer() throws {
+    var writer = JSONWriter(capacity: 4096)
+    var pieces: [UInt8] = []
+    var handedOn = 0
+    writer.append("[")
+    try writer.write(handingOnAt: 4096) { bytes in
+      pieces += bytes
+      handedOn += 1
+    } _: { (writer) throws(JSONWriteError) in
+      try writer.write(large)
+    }
+    writer.append("]")
+    pieces += writer.withUnsafeBytes { Array($0) }
+    #expect(pieces == Array("[".utf8) + (try large.serialized()) + Array("]".utf8))
+    #expect(handedOn > 50)
+    #expect(writer.capacity <= 8192)
+  }
+
+  @Test func withoutAHandOnTheBufferGrowsAsBefore() throws {
+    var writer = JSONWriter(capacity: 4096)
+    try writer.write(large)
+    #expect(writer.capacity >= writer.count)
+    #expect(writer.count > 100_000)
+  }
+
+  /// The check throws exactly when writing throws, with the same pointer.
+  @Test func theCheckAgreesWithTheWriter() {
+    func nested(_ depth: Int, _ leaf: JSON) -> JSON {
+      var value = leaf
+      for level in 0..<depth { value = level.isMultiple(of: 2) ? [value] : ["k": value] }
+      return value
+    }
+    let values: [JSON] = [
+      large, ["a": [1, ["b": .double(.nan)]]], [.double(.infinity)],
+      nested(JSON.maximumDepth - 2, 1), nested(JSON.maximumDepth - 1, 1),
+      nested(JSON.maximumDepth - 1, []), nested(JSON.maximumDepth, 1),
+    ]
+    for value in values {
+      var writer = JSONWriter()
+      let written: JSONWriteError?
+      do {
+        try writer.write(value)
+        written = nil
+      } catch {
+        written = error
+      }
+      let checked: JSONWriteError?
+      do {
+        try value.checkWritable()
+        checked = nil
+      } catch {
+        checked = error
+      }
+      #expect(written?.pointer == checked?.pointer)
+      #expect(written?.kind == checked?.kind)
+    }
+  }
+}

@@ -174,3 +174,87 @@ import Testing
     #expect(pipe.unread == filled.count)
   }
 }
+
+/// A line larger than a chunk (a `store/open` or `state/get` of a large state) streams out while
+/// it is encoded: the writer's buffer never holds its whole text.
+@Suite struct StdoutWriterStreamingTests {
+  /// A `state/get`-like answer of `count` notes: about 110 bytes each.
+  func answer(id: Int64, notes count: Int, poisoned: Bool = false) -> Outgoing {
+    var notes: [JSON] = (0..<count).map { index in
+      ["id": .string("n\(index)"), "text": .string("note \(index)"), "updatedAt": 1_700_000_000]
+    }
+    if poisoned { notes[count / 2] = ["id": "nan", "weight": .double(.nan)] }
+    return .response(id: .integer(id), result: ["notes": .array(notes)], barriers: [])
+  }
+
+  /// Reads the pipe's `readEnd` on another thread until `count` bytes came, or none for 30 s
+  /// (a failure bound, not a wait): the writer thread fills the pipe as it is read.
+  func drain(_ readEnd: Int32, _ count: Int) async -> [UInt8] {
+    await withCheckedContinuation { continuation in
+      OSThread(name: "test.drain") {
+        var bytes = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+          var poller = pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)
+          guard poll(&poller, 1, 30_000) == 1 else { break }
+          let got = bytes.withUnsafeMutableBytes { buffer in
+            Glibc.read(readEnd, buffer.baseAddress.map { $0 + done }, count - done)
+          }
+          guard got > 0 else { break }
+          done += got
+        }
+        continuation.resume(returning: Array(bytes[..<done]))
+      }.start()
+    }
+  }
+
+  @Test func aLineLargerThanAChunkIsWrittenWithoutBufferingItWhole() async throws {
+    let pipe = try #require(StdoutWriterTests.Pipe())
+    let queue = OutputQueue(maxMessages: 4096)
+    let writer = StdoutWriter(fd: pipe.writeEnd, queue: queue, log: Log(level: .error))
+    let lines = [answer(id: 1, notes: 40_000), answer(id: 2, notes: 3)]
+    var whole = JSONWriter()
+    for line in lines { try line.write(to: &whole) }
+    let expected = whole.withUnsafeBytes { Array($0) }
+    #expect(expected.count > 8 * StdoutWriter.chunkBytes)
+    queue.append(lines) { _ in }
+    writer.start()
+    defer { queue.finish() }
+    let received = await drain(pipe.readEnd, expected.count)
+    #expect(received.count == expected.count)
+    #expect(received == expected)
+    // The buffer grew to a few chunks at most, never to the line's 2.3 MB.
+    #expect(writer.largestBuffer.load(ordering: .relaxed) <= 4 * StdoutWriter.chunkBytes)
+  }
+
+  /// Bytes written out cannot be taken back: a large line that cannot be written (a NaN in the
+  /// state) is checked before any of it goes out, and answered with an error line instead.
+  @Test func aLargeLineThatCannotBeWrittenIsAnsweredWithAnErrorNotHalfALine() async throws {
+    let pipe = try #require(StdoutWriterTests.Pipe())
+    let queue = OutputQueue(maxMessages: 4096)
+    let writer = StdoutWriter(fd: pipe.writeEnd, queue: queue, log: Log(level: .error))
+    let lines = [answer(id: 7, notes: 20_000, poisoned: true), answer(id: 8, notes: 1)]
+    var tail = JSONWriter()
+    try lines[1].write(to: &tail)
+    queue.append(lines) { _ in }
+    writer.start()
+    defer { queue.finish() }
+    // Two lines come: the error, then the second answer (a failure bound of 30 s per read).
+    var received: [UInt8] = []
+    while received.filter({ $0 == 0x0A }).count < 2 {
+      var poller = pollfd(fd: pipe.readEnd, events: Int16(POLLIN), revents: 0)
+      guard poll(&poller, 1, 30_000) == 1 else { break }
+      var chunk = [UInt8](repeating: 0, count: 1 << 16)
+      let got = chunk.withUnsafeMutableBytes { Glibc.read(pipe.readEnd, $0.baseAddress, $0.count) }
+      guard got > 0 else { break }
+      received += chunk[..<got]
+    }
+    let text = String(decoding: received, as: UTF8.self)
+    let first = try JSON(parsing: Array(text.split(separator: "\n")[0].utf8))
+    #expect(first["id"] == 7)
+    #expect(first["error"]?["code"] == -32603)
+    #expect(text.split(separator: "\n").count == 2)
+    let second = Array(text.split(separator: "\n")[1].utf8) + [0x0A]
+    #expect(second == tail.withUnsafeBytes { Array($0) })
+  }
+}
