@@ -9,49 +9,44 @@ extension ReplayEmitter {
   static func swift(steps: [Step], history: Int64, source: String, name: String) -> String {
     let base = identifier(source)
     let upper = base.prefix(1).uppercased() + base.dropFirst()
-    var text = """
+    let text = """
       // Emitted by `\(name) replay --emit swift` from the recording \(source).
       //
       // Serves the application's features in-process (`ServerTestHarness`: the server's own
       // connection, on a virtual clock, with `--history \(history)`), sends each recorded request
       // in order (each dispatch, and a clock/advance to when each effect's action was recorded)
-      // and expects every line it is answered with (each state/patch, each store/event, the
-      // response) to equal the recorded one, in order. Compared through
-      // `ServerTestHarness.loose`: the values of `at` and `durationUs`, and ISO 8601 timestamps
-      // (which read the wall clock), differ on every run and only have to be present.
+      // and expects every line it is answered with to equal the recorded one: each response at
+      // its step, each store's state/patch and store/event lines in their order (through
+      // `ServerTestHarness.loose`: the values of `at` and `durationUs`, and ISO 8601 timestamps,
+      // which read the wall clock, differ on every run and only have to be present).
       //
       // The test target defines, once, the features as the application's executable builds them:
       // `func applicationFeatures(clock: ServerClock) -> [FeatureDescriptor]`.
-      import JSON
       import StateServer
       import Testing
 
       @MainActor @Test func replays\(upper)() async throws {
-        try await replay\(upper)(\(base)Steps)
-      }
-
-      /// Sends each step's request and expects its lines; a difference is an issue naming the step.
-      @MainActor func replay\(upper)(_ steps: [ServerTestHarness.Step]) async throws {
         var options = ServerOptions()
         options.historyLimit = \(history)
         let harness = try ServerTestHarness(options: options, features: applicationFeatures(clock:))
         defer { harness.close() }
-        for (number, step) in steps.enumerated() {
-          let received = try await harness.send(step.request).map(ServerTestHarness.loose)
-          let expected = try step.expected.map { ServerTestHarness.loose(try JSON(parsing: $0)) }
-          #expect(received == expected, "step \\(number + 1): \\(step.request)")
-        }
+        let differences = try await harness.replay(\(base)Steps)
+        #expect(differences.isEmpty, "\\(differences.joined(separator: "\\n"))")
       }
 
       let \(base)Steps: [ServerTestHarness.Step] = [
 
       """
-    for step in steps {
-      text += "  .init(\n    \(literal(step.request)),\n    expecting: [\n"
-      for line in step.expected { text += "      \(literal(line)),\n" }
-      text += "    ]),\n"
+    // swift format wants a trailing comma after the last element of a collection written on
+    // several lines, except when it holds one element.
+    func elements(_ items: [String]) -> String {
+      items.joined(separator: ",\n") + (items.count > 1 ? ",\n" : "\n")
     }
-    return text + "]\n"
+    let written = steps.map { step in
+      "  .init(\n    \(literal(step.request)),\n    expecting: [\n"
+        + elements(step.expected.map { "      " + literal($0) }) + "    ])"
+    }
+    return text + (written.isEmpty ? "" : elements(written)) + "]\n"
   }
 
   /// A raw string literal of `value`'s compact JSON, with one `#` more than any run of them

@@ -29,7 +29,10 @@ extension ReplayEmitter {
     var history: Int64 = 1000
     var versions: [String: Int64] = [:]
     var steps: [Step] = []
-    /// The test's virtual time, in the recording clock's milliseconds (both start at 0).
+    /// The recording's clock at its first entry, the test's time 0: a recording made in real
+    /// time starts some milliseconds after the server did, and the test need not wait for them.
+    var base: Int64?
+    /// The test's virtual time: milliseconds of the recording's clock since `base`.
     var now: Int64 = 0
     /// The `clock/advance` step the lines of an effect's entry at `now` join, when the last step
     /// is one; a dispatch after it closes it.
@@ -70,7 +73,12 @@ extension ReplayEmitter {
           "params": ["store": .string(store), "event": event],
         ])
       }
-      let clock = entry["clockMs"]?.integerValue
+      var clock: Int64?
+      if let reading = entry["clockMs"]?.integerValue {
+        let origin = base ?? reading
+        base = origin
+        clock = reading - origin
+      }
       if kind == "action", let id = request, origin?["action"] == nil, let action = entry["action"]
       {
         // A client's dispatch: sent once the clock reads what it read when it was reduced.
