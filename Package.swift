@@ -82,6 +82,9 @@ let package = Package(
       name: "StateServerTests", dependencies: ["StateServer", "StateKitTesting"],
       swiftSettings: strict),
     .testTarget(
-      name: "FeaturesTests", dependencies: ["Features", "StateKitTesting"], swiftSettings: strict),
+      // StateServer: the tests `replay --emit swift` wrote (Recorded/) serve the features
+      // through its ServerTestHarness.
+      name: "FeaturesTests", dependencies: ["Features", "StateKitTesting", "StateServer"],
+      swiftSettings: strict),
   ]
 )

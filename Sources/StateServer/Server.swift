@@ -98,7 +98,8 @@ public struct Server: Sendable {
     if let path = options.recordPath {
       switch Recorder.start(
         path: path, application: RecordedApplication(name: options.name, version: options.version),
-        features: features, historyLimit: options.historyLimit, log: log)
+        features: features, historyLimit: options.historyLimit, clock: options.clock,
+        log: log)
       {
       case .success(let recorder): connection.recorder = recorder
       case .failure(let error):

@@ -15,7 +15,9 @@ import Synchronization
 /// the stateserver library's version, the features' schema fingerprints, the history bound),
 /// then per store an `open` (its private state and version), an `entry` per reduced
 /// action, rewind or effect-emitted events, an `effect` per effect start and end, and a
-/// `close`. `stateserver replay FILE` reads them back (``Replay``).
+/// `close`. An entry carries `clockMs`, the server's clock when it was made (``ServerClock``:
+/// virtual time under `--clock virtual`, else real time since the server started), which is
+/// how `replay --emit` knows how far to move a test's virtual clock before an effect's action. `stateserver replay FILE` reads them back (``Replay``).
 ///
 /// The main actor only queues values: the entry's action, patch and events are encoded and
 /// written on a serial queue. At most `capacity` lines wait; past that the main actor waits
@@ -25,6 +27,7 @@ final class Recorder: Sendable {
   private let queue = DispatchQueue(label: "stateserver.recorder")
   private let room: DispatchSemaphore
   private let log: Log
+  private let clock: ServerClock
   /// Lines encoded but not yet written, and how many lines are queued behind them: the queue
   /// writes when it runs dry (or past 64 KiB), one `write(2)` per batch rather than per line.
   private let pending = Mutex<[UInt8]>([])
@@ -34,14 +37,14 @@ final class Recorder: Sendable {
   /// file cannot be opened.
   static func start(
     path: String, application: RecordedApplication, features: [FeatureDescriptor],
-    historyLimit: Int, log: Log
+    historyLimit: Int, clock: ServerClock, log: Log
   ) -> Result<Recorder, RPCError> {
     let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
     guard fd >= 0 else {
       let reason = String(cString: strerror(errno))
       return .failure(.internalError("cannot open the recording '\(path)': \(reason)"))
     }
-    let recorder = Recorder(fd: fd, capacity: 65_536, log: log)
+    let recorder = Recorder(fd: fd, capacity: 65_536, clock: clock, log: log)
     recorder.write {
       let fingerprints = Fingerprint.features(features)
       return [
@@ -55,8 +58,9 @@ final class Recorder: Sendable {
     return .success(recorder)
   }
 
-  private init(fd: Int32, capacity: Int, log: Log) {
+  private init(fd: Int32, capacity: Int, clock: ServerClock, log: Log) {
     self.fd = fd
+    self.clock = clock
     self.log = log
     self.room = DispatchSemaphore(value: capacity)
   }
@@ -79,11 +83,15 @@ final class Recorder: Sendable {
   func append(_ record: HistoryRecord) {
     switch record {
     case .entry(let entry):
+      // Read now, as the entry is made: the writer's queue runs later.
+      let offset = clock.now.offset.components
+      let clockMs = offset.seconds * 1000 + offset.attoseconds / 1_000_000_000_000_000
       write {
         var object: JSONObject = ["type": "entry", "store": .string(entry.store)]
         for (key, value) in HistoryWire.entry(entry, withEffects: false).members {
           object[key] = value
         }
+        object["clockMs"] = .integer(clockMs)
         return .object(object)
       }
     case .effect(let store, let life):

@@ -46,48 +46,13 @@ public enum Replay {
     }
   }
 
-  enum Outcome {
-    case matched(entries: Int, stores: Int, application: RecordedApplication?)
-    case diverged(Divergence)
-  }
-
-  /// Where the rebuilt store first differs from the recording.
-  struct Divergence {
-    var store: String
-    var version: Int64
-    var line: Int
-    var action: JSON
-    var expected: [JSON]
-    var actual: [JSON]?
-    var reason: String
-
-    var json: JSONObject {
-      [
-        "replay": "diverged", "store": .string(store), "version": .integer(version),
-        "line": .integer(Int64(line)), "action": action, "expected": .array(expected),
-        "actual": actual.map(JSON.array) ?? .null, "reason": .string(reason),
-      ]
-    }
-
-    var text: String {
-      var text = "store '\(store)' diverges at version \(version) (line \(line)): \(reason)\n"
-      text += "  action:   \(action)\n"
-      text += "  expected: \(JSON.array(expected))\n"
-      text += "  actual:   \(actual.map { JSON.array($0).description } ?? "none")"
-      return text
-    }
-  }
-
   /// The last publication of each store, as its observer saw it.
   private final class Latest {
     var publications: [String: Publication] = [:]
   }
 
   /// Why a file cannot be replayed at all.
-  struct Refusal: Error {
-    var message: String
-    init(_ message: String) { self.message = message }
-  }
+  typealias Refusal = RecordingRefusal
 
   /// `application` is the one replaying; `note` receives what the user should know but does
   /// not stop the replay (another version of the same application).
@@ -95,8 +60,7 @@ public enum Replay {
     path: String, features: [FeatureDescriptor], application: RecordedApplication,
     note: (String) -> Void = { _ in }
   ) throws(Refusal) -> Outcome {
-    let lines = try readLines(path)
-    guard !lines.isEmpty else { throw Refusal("the file is empty; expected a recording header") }
+    let lines = try RecordingReader.lines(path: path)
     let byName = Dictionary(features.map { ($0.name, $0) }) { first, _ in first }
     var stores: [String: any AnyStore] = [:]
     let latest = Latest()
@@ -107,18 +71,8 @@ public enum Replay {
     var actionVersions: [String: [Int64: UInt64]] = [:]
     var historyLimit = 1000
     var recorded: RecordedApplication?
-    for (index, text) in lines.enumerated() {
-      let number = index + 1
-      let line: JSON
-      do {
-        line = try JSON(parsing: text)
-      } catch {
-        throw Refusal("line \(number) is not JSON: \(error)")
-      }
-      let type = line["type"]?.stringValue
-      if number == 1 && type != "header" {
-        throw Refusal("line 1 is not a recording header (expected {\"type\": \"header\", ...})")
-      }
+    for read in lines {
+      let (number, line, type) = (read.number, read.json, read.type)
       switch type {
       case "header":
         recorded = RecordedApplication(header: line)
@@ -128,7 +82,9 @@ public enum Replay {
         for store in stores.values { store.close() }
         stores = [:]
       case "open":
-        let (id, feature) = (try field(line, "store", number), try field(line, "feature", number))
+        let (id, feature) = (
+          try RecordingReader.field(read, "store"), try RecordingReader.field(read, "feature")
+        )
         guard let descriptor = byName[feature] else {
           throw Refusal("line \(number): no feature '\(feature)' in this server")
         }
@@ -153,7 +109,7 @@ public enum Replay {
               reason: "the store opens at version \(store.version), recorded \(version)"))
         }
       case "entry":
-        let id = try field(line, "store", number)
+        let id = try RecordingReader.field(read, "store")
         guard let store = stores[id] else {
           throw Refusal("line \(number): store '\(id)' has no open line before it")
         }
@@ -226,7 +182,7 @@ public enum Replay {
       case "effect":
         continue
       case "close":
-        let id = try field(line, "store", number)
+        let id = try RecordingReader.field(read, "store")
         stores.removeValue(forKey: id)?.close()
       default:
         throw Refusal("line \(number): unknown line type \(line["type"] ?? .null)")
@@ -234,68 +190,6 @@ public enum Replay {
     }
     for store in stores.values { store.close() }
     return .matched(entries: entries, stores: opened, application: recorded)
-  }
-
-  /// Refuses another application's recording; notes another version of this one. A recording
-  /// that names no application (made before headers named it) is left to the fingerprint.
-  private static func checkApplication(
-    _ recorded: RecordedApplication?, number: Int, replaying ours: RecordedApplication,
-    note: (String) -> Void
-  ) throws(Refusal) {
-    guard let recorded, recorded != ours else { return }
-    guard recorded.name == ours.name else {
-      throw Refusal(
-        "line \(number): recorded by the application \(recorded.description), not by "
-          + "\(ours.name); replay it with `\(recorded.name) replay FILE`")
-    }
-    note(
-      "recorded by \(recorded.description), replayed by \(ours.description); the features' "
-        + "fingerprints decide whether it can be")
-  }
-
-  private static func checkHeader(_ line: JSON, number: Int, features: [FeatureDescriptor])
-    throws(Refusal)
-  {
-    guard line["format"]?.stringValue == Fingerprint.format else {
-      throw Refusal(
-        "line \(number): not a stateserver recording (no \"format\": \"\(Fingerprint.format)\")")
-    }
-    let ours = Fingerprint.features(features)
-    guard line["fingerprint"]?.stringValue != Fingerprint.combined(ours) else { return }
-    let theirs = line["features"]?.objectValue
-    var differences: [String] = []
-    for (name, fingerprint) in ours where theirs?[name]?.stringValue != fingerprint {
-      differences.append(theirs?[name] == nil ? "\(name) (not recorded)" : name)
-    }
-    if let theirs {
-      for (name, _) in theirs.members where !ours.contains(where: { $0.name == name }) {
-        differences.append("\(name) (not in this server)")
-      }
-    }
-    let recorded =
-      RecordedApplication(header: line)?.description
-      ?? "server \(line["server"]?.stringValue ?? "?")"
-    throw Refusal(
-      "recorded with other features (\(recorded), fingerprint "
-        + "\(line["fingerprint"]?.stringValue ?? "none")); schemas differ for: "
-        + (differences.isEmpty ? "the set as a whole" : differences.joined(separator: ", ")))
-  }
-
-  private static func field(_ line: JSON, _ key: String, _ number: Int) throws(Refusal) -> String {
-    guard let value = line[key]?.stringValue else {
-      throw Refusal("line \(number): missing \"\(key)\" (a string)")
-    }
-    return value
-  }
-
-  private static func readLines(_ path: String) throws(Refusal) -> [String] {
-    guard let data = FileManager.default.contents(atPath: path) else {
-      throw Refusal("cannot read the file")
-    }
-    guard let text = String(data: data, encoding: .utf8) else {
-      throw Refusal("the file is not UTF-8 text")
-    }
-    return text.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
   }
 
   private static func writeStandardOutput(_ line: JSON) {
