@@ -259,9 +259,9 @@ class Connection:
     def _report_progress(self, notification: Dict[str, Any]) -> None:
         params = notification.get("params") or {}
         token, value = params.get("token"), params.get("value") or {}
-        callback = self._progress.get(token) if isinstance(token, str) else None
-        if callback is None:
+        if not isinstance(token, str) or token not in self._progress:
             return
+        callback = self._progress[token]
         if value.get("kind") == "end":
             del self._progress[token]
         try:

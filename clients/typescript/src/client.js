@@ -503,7 +503,6 @@ export class Client {
     this.#emit('listenerError', error, event, message);
   }
 
-  /** @param {string} line */
   /** @param {any} params a `$/progress` notification's params */
   #reportProgress(params) {
     const callback = this.#progress.get(params?.token);
@@ -515,6 +514,7 @@ export class Client {
     }
   }
 
+  /** @param {string} line */
   #receive(line) {
     if (line.trim() === '') return;
     let message;
