@@ -152,7 +152,11 @@ struct ImportScreen: Feature {
     store.observeProgress(of: transaction) { heard.append($0) }
     await store.settleEffects()
     store.close()
-    #expect(heard == [.begin(done: 0, total: 5, message: "Importing 5 rows"), .end(done: 0, total: 5, cancelled: true)])
+    #expect(
+      heard == [
+        .begin(done: 0, total: 5, message: "Importing 5 rows"),
+        .end(done: 0, total: 5, cancelled: true),
+      ])
   }
 
   @Test func aWatcherOfATransactionWithNothingRunningHearsNothing() {

@@ -197,7 +197,8 @@ public struct NotesFeature: Feature {
       let total = uploads.count + deletes.count
       var done = 0
       if total > 0 {
-        await send.progress(done: 0, total: total, message: Self.progressMessage(done: 0, of: total))
+        await send.progress(
+          done: 0, total: total, message: Self.progressMessage(done: 0, of: total))
       }
       // Nothing to send makes no request, but "synced just now" must not be claimed while
       // offline: the device knows its connectivity (as a phone's reachability API would).
@@ -228,7 +229,8 @@ public struct NotesFeature: Feature {
           await send(.internal(.uploadFailed(id: upload.id)))
         }
         done += 1
-        await send.progress(done: done, total: total, message: Self.progressMessage(done: done, of: total))
+        await send.progress(
+          done: done, total: total, message: Self.progressMessage(done: done, of: total))
       }
       for serverId in deletes {
         do {
@@ -243,7 +245,8 @@ public struct NotesFeature: Feature {
           failures += 1
         }
         done += 1
-        await send.progress(done: done, total: total, message: Self.progressMessage(done: done, of: total))
+        await send.progress(
+          done: done, total: total, message: Self.progressMessage(done: done, of: total))
       }
       await send(.internal(.syncFinished(failures: failures)))
     }
