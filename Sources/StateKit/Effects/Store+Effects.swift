@@ -184,7 +184,7 @@ extension Store {
     if let life = effect.life {
       effectEnded(life, started: effect.started, failed: failed, cancelled: cancelled)
     }
-    if cancelled { progressCancelled(effect.transaction) }
+    if cancelled, !progressWatches.isEmpty { progressCancelled(effect.transaction) }
     for id in effect.ids {
       effectsByID[id]?.remove(key)
       if effectsByID[id]?.isEmpty == true { effectsByID[id] = nil }

@@ -50,7 +50,9 @@ extension Store {
 
   /// The last effect of `transaction` ended: its progress ends, if it began.
   func endProgress(of transaction: Transaction) {
-    guard let watch = progressWatches.removeValue(forKey: transaction), watch.begun else { return }
+    // Asked once per settled transaction: nearly always nobody watches, and an empty
+    // dictionary answers that without hashing.
+    guard !progressWatches.isEmpty, let watch = progressWatches.removeValue(forKey: transaction), watch.begun else { return }
     tell(
       watch,
       ProgressUpdate(
