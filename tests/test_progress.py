@@ -187,3 +187,27 @@ def test_the_async_client_hears_progress_and_cancels_the_work(stateserver_bin):
             assert sync["state"]["status"] == "idle" and sync["state"]["pending"] == 1
 
     asyncio.run(asyncio.wait_for(test(), 60))
+
+
+def test_the_async_client_cancels_answered_work_by_its_id(stateserver_bin):
+    async def test():
+        command = [stateserver_bin, "--ephemeral", "--clock", "virtual"]
+        async with await AsyncClient.spawn(command) as client:
+            await client.initialize(subscribe="none")
+            for number in range(3):
+                await client.dispatch("notes", {"type": "add", "text": f"note {number}"})
+            ended = asyncio.get_running_loop().create_future()
+            seen = []
+
+            def hear(value):
+                seen.append(value)
+                if value["kind"] == "end":
+                    ended.set_result(value)
+
+            await client.dispatch("notes", {"type": "sync"}, id="sync-1", on_progress=hear)
+            await client.advance(LATENCY_MS)
+            client.cancel("sync-1")
+            assert (await asyncio.wait_for(ended, 30)) == end(1, 3, cancelled=True)
+            assert [value["kind"] for value in seen] == ["begin", "report", "end"]
+
+    asyncio.run(asyncio.wait_for(test(), 60))

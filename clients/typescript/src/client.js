@@ -303,8 +303,8 @@ export class Client {
       ...options,
       onResponse: (response) => {
         id = response.id;
-        // Nothing to hear once the request failed, or when its action started no effect that
-        // still runs (an `end` would have come before the response of a settled dispatch).
+        // A refused dispatch started nothing. (One whose effects never report keeps its entry
+        // until the client ends: the response cannot tell that apart from work still to report.)
         if (response.error !== undefined) stop();
       },
     });
