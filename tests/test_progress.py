@@ -44,10 +44,10 @@ def test_a_sync_reports_begin_each_change_and_end(spawn):
     for _ in range(3):
         client.advance(LATENCY_MS)
     assert seen == [
-        begin(0, 3, "Synced 0 of 3 changes"),
-        report(1, 3, "Synced 1 of 3 changes"),
-        report(2, 3, "Synced 2 of 3 changes"),
-        report(3, 3, "Synced 3 of 3 changes"),
+        begin(0, 3, "0 of 3 changes done"),
+        report(1, 3, "1 of 3 changes done"),
+        report(2, 3, "2 of 3 changes done"),
+        report(3, 3, "3 of 3 changes done"),
         end(3, 3),
     ]
     assert notes_sync(client)["status"] == "idle"
@@ -161,9 +161,9 @@ def test_the_async_client_hears_progress_and_cancels_the_work(stateserver_bin):
             seen = []
             await client.dispatch("notes", {"type": "sync"}, on_progress=seen.append)
             await client.advance(2 * LATENCY_MS)
-            assert seen == [begin(0, 2, "Synced 0 of 2 changes"),
-                            report(1, 2, "Synced 1 of 2 changes"),
-                            report(2, 2, "Synced 2 of 2 changes"), end(2, 2)]
+            assert seen == [begin(0, 2, "0 of 2 changes done"),
+                            report(1, 2, "1 of 2 changes done"),
+                            report(2, 2, "2 of 2 changes done"), end(2, 2)]
 
             # Cancelling the task awaiting a settled sync cancels the request and its work.
             await client.dispatch("notes", {"type": "add", "text": "late"})

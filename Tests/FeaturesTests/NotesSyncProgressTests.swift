@@ -30,9 +30,9 @@ import Testing
     await store.finish()
     #expect(
       store.progress == [
-        .begin(done: 0, total: 2, message: "Synced 0 of 2 changes"),
-        .report(done: 1, total: 2, message: "Synced 1 of 2 changes"),
-        .report(done: 2, total: 2, message: "Synced 2 of 2 changes"), .end(done: 2, total: 2),
+        .begin(done: 0, total: 2, message: "0 of 2 changes done"),
+        .report(done: 1, total: 2, message: "1 of 2 changes done"),
+        .report(done: 2, total: 2, message: "2 of 2 changes done"), .end(done: 2, total: 2),
       ])
   }
 

@@ -252,8 +252,9 @@ public struct NotesFeature: Feature {
     }
   }
 
-  /// The line a progress report carries: "Synced 2 of 5 notes".
+  /// The line a progress report carries: "2 of 5 changes done" (an upload or a delete is done
+  /// once the server answered it, whatever the answer: a conflict or a failure is done too).
   static func progressMessage(done: Int, of total: Int) -> String {
-    "Synced \(done) of \(total) \(total == 1 ? "change" : "changes")"
+    "\(done) of \(total) \(total == 1 ? "change" : "changes") done"
   }
 }

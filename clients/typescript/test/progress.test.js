@@ -29,9 +29,9 @@ describe('$/progress', { skip: binary.skip, timeout: 60_000 }, () => {
     await client.advance(LATENCY_MS);
     await client.advance(LATENCY_MS);
     assert.deepEqual(seen, [
-      { kind: 'begin', done: 0, total: 2, message: 'Synced 0 of 2 changes' },
-      { kind: 'report', done: 1, total: 2, message: 'Synced 1 of 2 changes' },
-      { kind: 'report', done: 2, total: 2, message: 'Synced 2 of 2 changes' },
+      { kind: 'begin', done: 0, total: 2, message: '0 of 2 changes done' },
+      { kind: 'report', done: 1, total: 2, message: '1 of 2 changes done' },
+      { kind: 'report', done: 2, total: 2, message: '2 of 2 changes done' },
       { kind: 'end', done: 2, total: 2, cancelled: false },
     ]);
   });
