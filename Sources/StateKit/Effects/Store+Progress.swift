@@ -52,7 +52,9 @@ extension Store {
   func endProgress(of transaction: Transaction) {
     // Asked once per settled transaction: nearly always nobody watches, and an empty
     // dictionary answers that without hashing.
-    guard !progressWatches.isEmpty, let watch = progressWatches.removeValue(forKey: transaction), watch.begun else { return }
+    guard !progressWatches.isEmpty, let watch = progressWatches.removeValue(forKey: transaction),
+      watch.begun
+    else { return }
     tell(
       watch,
       ProgressUpdate(
