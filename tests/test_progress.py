@@ -6,6 +6,7 @@ import asyncio
 import pytest
 
 from stateserver import AsyncClient, RPCError
+from test_server_attach import attach, listening, sock_dir  # noqa: F401 - fixtures
 
 LATENCY_MS = 50  # the backend's default latency: one upload
 
@@ -211,3 +212,23 @@ def test_the_async_client_cancels_answered_work_by_its_id(stateserver_bin):
             assert [value["kind"] for value in seen] == ["begin", "report", "end"]
 
     asyncio.run(asyncio.wait_for(test(), 60))
+
+
+def test_only_the_client_that_dispatched_hears_its_progress(spawn, attach, sock_dir):
+    path = sock_dir / "core.sock"
+    owner = listening(spawn, path, "--clock", "virtual")
+    guest = attach(path)
+    owner.initialize(subscribe="none")
+    guest.initialize(subscribe="none")
+    add_notes(guest, 2)
+    seen = []
+    guest.dispatch("notes", {"type": "sync"}, id=1, on_progress=seen.append)
+    # The owner's request 1 is another request: cancelling it cancels nothing of the guest's.
+    owner.cancel(1)
+    owner.request("store/list")  # answered once the cancel was served
+    # The guest moves time: its progress comes before its own answer.
+    guest.advance(2 * LATENCY_MS)
+    assert [value["kind"] for value in seen] == ["begin", "report", "report", "end"]
+    assert seen[-1] == end(2, 2)
+    owner.request("store/list")  # anything queued for the owner meanwhile came before this
+    assert progress_messages(owner) == []
