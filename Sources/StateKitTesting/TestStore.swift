@@ -40,6 +40,9 @@
     var received: [(action: F.Action, state: F.State)] = []
     var sentState: F.State?
     var events: [JSON] = []
+    /// Every progress update the effects reported so far (`begin`, `report`s, `end`), in order,
+    /// whichever action started them: assert it with `#expect(store.progress == [...])`.
+    public private(set) var progress: [ProgressUpdate] = []
     private var isFinished = false
     private let location: SourceLocation
     /// The test's line being run (a send, a receive, finish): where a programming error with no
@@ -77,6 +80,7 @@
         }
       }
       store.observer = { [weak self] publication in self?.events += publication.events }
+      store.didReportProgress = { [weak self] _, update in self?.progress.append(update) }
       // Programming errors fail the test at their source: the `.run` that threw with no
       // catch, the `.emit` whose event does not encode, the send to a closed store.
       store.diagnosticHandler = { [weak self] message, site in

@@ -34,7 +34,9 @@ extension Connection {
         pointer: "/client",
         reason: "expected an object {name, version}, got \(client.kindDescription)")
     }
+    let speaks = try agree(on: params.capabilities, clock: params.clock)
     try chooseClock(params.clock)
+    progress.enabled = speaks.progress
     fanout.subscribeToAll((params.subscribe ?? .all) == .all)
     let features: [JSON] = registry.features.map { feature in
       [
@@ -52,13 +54,14 @@ extension Connection {
         "stores": .array(registry.openStores.map(Self.summary)),
         "attachedClients": attachedClients,
         "capabilities": [
-          "waits": Wait.names, "subscriptionPaths": true, "batches": true,
+          "waits": Wait.names, "subscriptionPaths": true,
           "cancelRequest": true, "coalescing": true,
           "history": .integer(Int64(options.historyLimit)),
           "rewind": .bool(options.historyLimit > 0),
           "recording": .bool(options.recordPath != nil),
           "maxMessageBytes": .integer(Int64(options.maxMessageBytes)),
           "clock": .string(options.clock.mode.rawValue),
+          "progress": .bool(speaks.progress), "batches": .bool(speaks.batch),
         ],
       ], barriers: registry.openStores.map(\.id))
   }
@@ -150,6 +153,7 @@ extension Connection {
 
   func cancel(_ params: CancelParams) -> Outcome {
     for reply in pendingReplies(for: params.id) { reply.fail(.cancelled) }
+    cancelWork(of: params.id)
     return .result([:])
   }
 

@@ -78,6 +78,8 @@ final class Connection {
   let fanout: Fanout
   /// Requests answered later, by id, so `$/cancelRequest` can find them.
   var pending: [JSON: [PendingReply]] = [:]
+  /// What this client speaks, and the work whose progress it hears (Connection+Progress.swift).
+  var progress = ProgressRoutes()
   var shutdownReplies: [PendingReply] = []
   var stopped: CheckedContinuation<Int32, Never>?
   var exitCode: Int32?
@@ -348,6 +350,7 @@ final class Connection {
           + action.kindDescription)
     }
     let wait = params.wait ?? .reduced
+    let progressToken = try Self.progressToken(params.progressToken)
     guard let store = registry.store(storeID) else { throw .unknownStore(storeID) }
     let transaction: Transaction
     do {
@@ -362,6 +365,7 @@ final class Connection {
         throw .invalidParams(pointer: "/action" + pointer, reason: reason)
       }
     }
+    if let progressToken { watchProgress(of: store, transaction, token: progressToken, id: id) }
     guard wait == .settled, let id else {
       return .dispatched(store: storeID, version: store.version)
     }

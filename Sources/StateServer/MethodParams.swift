@@ -13,6 +13,9 @@ struct DispatchParams: Decodable {
   /// Checked to be an object by `dispatch`, then decoded by the store's feature.
   var action: JSON
   var wait: Wait?
+  /// Where `$/progress` notifications of the action's effects go (a string or an integer,
+  /// checked by `dispatch`); heard only by a client that said it speaks progress.
+  var progressToken: JSON?
 }
 
 extension DispatchParams {
@@ -36,6 +39,7 @@ extension DispatchParams {
     } else {
       wait = nil
     }
+    progressToken = object.position(of: "progressToken").map { object.value(at: $0) }
     self.store = store
     self.action = action
   }
@@ -88,6 +92,8 @@ struct InitializeParams: Decodable {
   var subscribe: Subscribe?
   /// `"virtual"`: effects sleep on time that only `clock/advance` moves.
   var clock: ClockChoice?
+  /// What the client speaks; the server answers what both do (Connection+Capabilities.swift).
+  var capabilities: ClientCapabilities?
 
   /// Which stores a client watches without asking: every store's root, or none.
   enum Subscribe: String, CaseIterable, ParamChoice {

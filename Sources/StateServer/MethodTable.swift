@@ -19,6 +19,7 @@ extension Connection {
           ["type": "object", "properties": ["name": OpenRPC.string, "version": OpenRPC.string]]),
         .init("subscribe", ["enum": InitializeParams.Subscribe.names]),
         .init("clock", ["enum": ClockChoice.names]),
+        .init("capabilities", OpenRPC.clientCapabilities),
       ], errors: [.invalidParams]
     ) { connection, params, _ throws(RPCError) in try connection.initialize(params) },
     RPCMethod(
@@ -28,6 +29,7 @@ extension Connection {
         .init("store", OpenRPC.string, required: true),
         .init("action", ["$ref": "#/components/schemas/action"], required: true),
         .init("wait", ["enum": Wait.names]),
+        .init("progressToken", ["type": ["string", "integer"]]),
       ], result: OpenRPC.storeVersion, errors: [.unknownStore, .invalidParams, .actionRefused],
       direct: DispatchParams.init(direct:)
     ) { connection, params, id throws(RPCError) in try connection.dispatch(params, id: id) },
@@ -147,7 +149,8 @@ extension Connection {
     },
     RPCMethod(
       "$/cancelRequest", CancelParams.self, servedWhileDraining: true,
-      summary: "Cancels a pending request (a notification).",
+      summary: "Cancels a pending request (a notification), and the work of a dispatch that "
+        + "gave a progressToken.",
       params: [.init("id", ["type": ["string", "number", "null"]], required: true)],
       result: OpenRPC.empty
     ) { connection, params, _ throws(RPCError) in connection.cancel(params) },

@@ -31,12 +31,15 @@ enum OpenRPC {
         "version": .string(version),
         "description": """
         JSON-RPC 2.0 over NDJSON on stdio. The server also sends the notifications state/patch \
-        {store, from, to, patch, cause?, path?}, store/event {store, event} and store/closed \
-        {store, reason}.
+        {store, from, to, patch, cause?, path?}, store/event {store, event}, store/closed \
+        {store, reason} and, to a client that said it speaks progress, $/progress {token, \
+        value: {kind: begin | report | end, done, total?, message?, cancelled?}} (schema in \
+        x-notifications).
         """,
       ],
       "methods": .array(Connection.methods.map(\.openRPC)),
       "components": ["schemas": .object(schemas)],
+      "x-notifications": ["$/progress": progressParams],
     ]
   }
 

@@ -37,6 +37,7 @@ public struct NotesFeature: Feature {
   }
 
   static let offlineMessage = "You're offline. Notes will sync when you're back online."
+  static let cancelledMessage = "Sync cancelled. The notes not uploaded yet are still pending."
 
   public var initialState: State { State() }
 
@@ -106,6 +107,7 @@ public struct NotesFeature: Feature {
       state.sync.status = .syncing
       state.sync.message = nil
       return syncEffect(uploads: uploads, deletes: state.pendingDeletes)
+        .onCancel(.internal(.syncCancelled))
         .cancellable(id: CancelID.sync, cancelInFlight: true)
 
     case .resolveConflict(let id, let keep):
@@ -165,6 +167,13 @@ public struct NotesFeature: Feature {
       state.sync.message = Self.offlineMessage
       return .none
 
+    case .internal(.syncCancelled):
+      // What was uploaded is confirmed note by note; the rest stays pending for the next sync.
+      guard state.sync.status == .syncing else { return .none }
+      state.sync.status = .idle
+      state.sync.message = Self.cancelledMessage
+      return .none
+
     case .internal(.syncFinished(let failures)):
       guard state.sync.status == .syncing else { return .none }
       if failures > 0 {
@@ -181,9 +190,16 @@ public struct NotesFeature: Feature {
   }
 
   /// Uploads one note at a time (the server sees edits in order), then deletes; stops at the
-  /// first sign of being offline, leaving the rest pending.
+  /// first sign of being offline, leaving the rest pending. Reports its progress, one unit per
+  /// upload or delete, so a client that asked sees `$/progress` as it goes.
   private func syncEffect(uploads: [NoteUpload], deletes: [String]) -> Effect<Action, Never> {
     .run { [backend, clock, backoff] send in
+      let total = uploads.count + deletes.count
+      var done = 0
+      if total > 0 {
+        await send.progress(
+          done: 0, total: total, message: Self.progressMessage(done: 0, of: total))
+      }
       // Nothing to send makes no request, but "synced just now" must not be claimed while
       // offline: the device knows its connectivity (as a phone's reachability API would).
       if uploads.isEmpty, deletes.isEmpty, await !backend.currentStatus.online {
@@ -212,6 +228,9 @@ public struct NotesFeature: Feature {
           failures += 1
           await send(.internal(.uploadFailed(id: upload.id)))
         }
+        done += 1
+        await send.progress(
+          done: done, total: total, message: Self.progressMessage(done: done, of: total))
       }
       for serverId in deletes {
         do {
@@ -225,8 +244,17 @@ public struct NotesFeature: Feature {
         } catch is BackendError {
           failures += 1
         }
+        done += 1
+        await send.progress(
+          done: done, total: total, message: Self.progressMessage(done: done, of: total))
       }
       await send(.internal(.syncFinished(failures: failures)))
     }
+  }
+
+  /// The line a progress report carries: "2 of 5 changes done" (an upload or a delete is done
+  /// once the server answered it, whatever the answer: a conflict or a failure is done too).
+  static func progressMessage(done: Int, of total: Int) -> String {
+    "\(done) of \(total) \(total == 1 ? "change" : "changes") done"
   }
 }

@@ -154,6 +154,8 @@ extension NotesFeature {
       case deleteConfirmed(serverId: String)
       case wentOffline
       case syncFinished(failures: Int)
+      /// The sync was cancelled (a client cancelled its request) before it finished.
+      case syncCancelled
     }
   }
 }

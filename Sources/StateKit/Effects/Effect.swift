@@ -34,6 +34,8 @@ public struct Effect<Action: Sendable, Event: Sendable>: Sendable {
     case debounce(EffectID, Duration, any Clock<Duration>, Effect)
     case merge([Effect])
     case concatenate([Effect])
+    /// Runs the effect; sends the action once it ended, when any of its tasks was cancelled.
+    case onCancel(Action, Effect)
   }
 
   let node: Node
@@ -122,6 +124,17 @@ public struct Effect<Action: Sendable, Event: Sendable>: Sendable {
     return Self(.concatenate(effects))
   }
 
+  /// Sends `action` once this effect has ended, when it was cancelled before it finished (a
+  /// client's `$/cancelRequest` of the request that started it, `.cancel(id:)`, a newer
+  /// `cancelInFlight`): how a feature puts its state right after work it did not finish, since
+  /// a cancelled effect's own sends are dropped. Not after a rewind or a closed store, which
+  /// drop every late action.
+  ///
+  /// ```swift
+  /// return syncEffect(notes).onCancel(.syncCancelled).cancellable(id: CancelID.sync)
+  /// ```
+  public func onCancel(_ action: Action) -> Self { Self(.onCancel(action, self)) }
+
   /// This effect and `other` at the same time.
   public func merge(with other: Self) -> Self { .merge(self, other) }
 
@@ -145,12 +158,14 @@ extension Effect {
     case .emit(let event, let site): return Effect<A, E>(.emit(transformEvent(event), site))
     case .run(let priority, let operation, let handler, let site):
       let mappedOperation: Effect<A, E>.Operation = { send in
-        try await operation(Send<Action> { action in send(transformAction(action)) })
+        try await operation(
+          Send<Action>({ action in send(transformAction(action)) }, progress: send.report))
       }
       var mappedHandler: Effect<A, E>.Catch?
       if let handler {
         mappedHandler = { error, send in
-          await handler(error, Send<Action> { action in send(transformAction(action)) })
+          await handler(
+            error, Send<Action>({ action in send(transformAction(action)) }, progress: send.report))
         }
       }
       return Effect<A, E>(
@@ -163,6 +178,8 @@ extension Effect {
       return Effect<A, E>(.debounce(id, duration, clock, map(inner)))
     case .merge(let effects): return Effect<A, E>(.merge(effects.map(map)))
     case .concatenate(let effects): return Effect<A, E>(.concatenate(effects.map(map)))
+    case .onCancel(let action, let inner):
+      return Effect<A, E>(.onCancel(transformAction(action), map(inner)))
     }
   }
 
@@ -188,6 +205,7 @@ extension Effect {
     case .merge(let effects): return Self(.merge(effects.map { $0.scoped(by: scope) }))
     case .concatenate(let effects):
       return Self(.concatenate(effects.map { $0.scoped(by: scope) }))
+    case .onCancel(let action, let inner): return Self(.onCancel(action, inner.scoped(by: scope)))
     }
   }
 }

@@ -46,9 +46,9 @@ extension Store {
     case .run(let priority, let operation, let handler, let site):
       return [
         spawn(priority: priority, in: context, kind: "run") { [weak self] in
-          let send = Send<F.Action> { action in
-            self?.enqueue(action, context, fromEffect: true)
-          }
+          let send = Send<F.Action>(
+            { action in self?.enqueue(action, context, fromEffect: true) },
+            progress: { progress in self?.reportProgress(progress, of: context) })
           // A task cancelled before it first ran never starts its work.
           guard !Task.isCancelled else { return false }
           do {
@@ -91,6 +91,22 @@ extension Store {
           }
           guard let self, !Task.isCancelled else { return false }
           await self.run(inner, in: innerContext)
+          return false
+        }
+      ]
+    case .onCancel(let action, let inner):
+      let tasks = start(inner, in: context)
+      guard !tasks.isEmpty else { return [] }
+      return [
+        spawn(priority: nil, in: context, kind: "onCancel") { [weak self] in
+          guard let self else { return false }
+          await self.waitFor(tasks)
+          // Enqueued directly, not through a `Send`: this watcher is cancelled with the work
+          // it watches, and its one job is to speak after that. `enqueue` still drops it after
+          // a rewind (another generation) or once the store is closed.
+          if tasks.contains(where: \.isCancelled) {
+            self.enqueue(action, context, fromEffect: true)
+          }
           return false
         }
       ]
@@ -168,6 +184,7 @@ extension Store {
     if let life = effect.life {
       effectEnded(life, started: effect.started, failed: failed, cancelled: cancelled)
     }
+    if cancelled, !progressWatches.isEmpty { progressCancelled(effect.transaction) }
     for id in effect.ids {
       effectsByID[id]?.remove(key)
       if effectsByID[id]?.isEmpty == true { effectsByID[id] = nil }
@@ -177,6 +194,8 @@ extension Store {
       liveEffects[effect.transaction] = left
     } else {
       liveEffects[effect.transaction] = nil
+      // Before the waiters: a `settled` answer comes after the progress it ends.
+      endProgress(of: effect.transaction)
       for waiter in settledWaiters.removeValue(forKey: effect.transaction) ?? [] {
         waiter.resume()
       }
@@ -236,6 +255,7 @@ extension Store {
     guard !isClosed else { return }
     isClosed = true
     for effect in running.values { effect.task.cancel() }
+    endAllProgress()
     for waiters in settledWaiters.values { for waiter in waiters { waiter.resume() } }
     settledWaiters.removeAll()
     for waiter in idleWaiters { waiter.resume() }

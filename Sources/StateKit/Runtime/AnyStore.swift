@@ -35,6 +35,15 @@ public protocol AnyStore: AnyObject {
   /// Cancels every effect; no effect outlives its store. Idempotent.
   func close()
 
+  /// Cancels the effects the transaction's action started, and those of the actions they fed
+  /// back (a client cancelled the request). Defaults in Store+Progress.swift say "none".
+  func cancel(_ transaction: Transaction)
+  /// Whether an effect the transaction's action started (or one of those it fed back) runs.
+  func isRunning(_ transaction: Transaction) -> Bool
+  /// Calls `observer` with the progress those effects report, then its `end`.
+  func observeProgress(
+    of transaction: Transaction, _ observer: @escaping @MainActor (ProgressUpdate) -> Void)
+
   // History (StoreHistory.swift; defaults in AnyStore+History.swift say "none").
 
   /// Keeps the last `limit` entries and reports each entry and effect event to `sink`.

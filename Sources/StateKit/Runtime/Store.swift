@@ -74,6 +74,10 @@ public final class Store<F: Feature>: AnyStore {
   var idleWaiters: [CheckedContinuation<Void, Never>] = []
   var nextEffectKey: UInt64 = 0
   let activity = EffectActivity()
+  /// The progress of transactions someone watches (Store+Progress.swift).
+  var progressWatches: [Transaction: ProgressWatch] = [:]
+  /// Hears every transaction's progress, watched or not; for `TestStore`.
+  @_spi(Testing) public var didReportProgress: (@MainActor (Transaction, ProgressUpdate) -> Void)?
 
   /// Called after every reduced action with the action, and whether it came from outside
   /// (`send`) or from an effect; for `TestStore`.

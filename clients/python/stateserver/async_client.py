@@ -4,8 +4,8 @@ from typing import Any, AsyncIterator, Callable, Dict, List, Mapping, Optional, 
 
 from .async_mirror import AsyncMirror
 from .connection import (STDERR_TAIL_BYTES, fork_params, Command, Connection, Framer, Listener, Message,
-                         ResponseHook, command_line, id_key, result_of)
-from .errors import ServerExited
+                         ProgressCallback, ResponseHook, command_line, id_key, result_of)
+from .errors import RPCError, ServerExited
 
 __all__ = ["AsyncClient", "ResponseHook"]
 
@@ -108,12 +108,13 @@ class AsyncClient:
                 raise self._exited(f"the pipe drained ({error})")
 
     async def request_raw(self, method: str, params: Any = None, timeout: Optional[float] = 30,
-                          on_response: Optional[ResponseHook] = None) -> Dict[str, Any]:
+                          on_response: Optional[ResponseHook] = None,
+                          id: Any = None) -> Dict[str, Any]:
         """Sends a request and returns the whole response object (result or error).
 
         `on_response(response)` runs when the response line is read, before any later line (a
         mirror needs its fetched state to take effect exactly there in the stream)."""
-        id, line = self._connection.request(method, params, on_response=on_response)
+        id, line = self._connection.request(method, params, id=id, on_response=on_response)
         future: "asyncio.Future[Dict[str, Any]]" = asyncio.get_running_loop().create_future()
         self._pending[id_key(id)] = future
         try:
@@ -140,20 +141,42 @@ class AsyncClient:
             self.notify("$/cancelRequest", {"id": id})
 
     async def request(self, method: str, params: Any = None,
-                      timeout: Optional[float] = 30) -> Any:
+                      timeout: Optional[float] = 30, id: Any = None) -> Any:
         """Sends a request and returns its result; an error response raises RPCError."""
-        return result_of(await self.request_raw(method, params, timeout=timeout))
+        return result_of(await self.request_raw(method, params, timeout=timeout, id=id))
+
+    async def initialize(self, capabilities: Optional[Mapping[str, bool]] = None,
+                         timeout: float = 30, **params: Any) -> Dict[str, Any]:
+        """`initialize`: tells the server what this client speaks (`capabilities`, by default
+        progress, batches and the clock) and returns its answer, whose `capabilities` say what
+        both speak. `params`: `subscribe`, `clock`, `client`, `protocolVersion`."""
+        result: Dict[str, Any] = await self.request(
+            "initialize", self._connection.initialize_params(capabilities, **params),
+            timeout=timeout)
+        return result
 
     async def dispatch(self, store: str, action: Mapping[str, Any], wait: Optional[str] = None,
-                       notify: bool = False, timeout: Optional[float] = 30) -> Any:
-        """Sends an action to a store; returns `{store, version}` (None when `notify`)."""
-        params: Dict[str, Any] = {"store": store, "action": action}
-        if wait is not None:
-            params["wait"] = wait
+                       notify: bool = False, timeout: Optional[float] = 30,
+                       on_progress: Optional[ProgressCallback] = None, id: Any = None) -> Any:
+        """Sends an action to a store; returns `{store, version}` (None when `notify`).
+
+        `on_progress(value)` hears the progress its effects report (`$/progress`: `begin`,
+        `report`s, then `end`), after `initialize()`. `cancel(id)` with the dispatch's `id`
+        cancels that work, as does cancelling the task awaiting a `wait="settled"` one."""
+        params = self._connection.dispatch_params(store, action, wait, on_progress)
         if notify:
             self.notify("dispatch", params)
             return None
-        return await self.request("dispatch", params, timeout=timeout)
+        try:
+            return await self.request("dispatch", params, timeout=timeout, id=id)
+        except RPCError:
+            self._connection.forget_progress(params)
+            raise
+
+    def cancel(self, id: Any) -> None:
+        """`$/cancelRequest`: the request `id` is answered -32800 if still pending, and the
+        work of a dispatch that asked for progress is cancelled (its progress ends)."""
+        self.notify("$/cancelRequest", {"id": id})
 
     async def advance(self, ms: int, timeout: float = 30) -> int:
         """`clock/advance` on a server with a virtual clock (`--clock virtual`): moves time by

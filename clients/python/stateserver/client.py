@@ -5,7 +5,8 @@ import threading
 from typing import IO, Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
 
 from .connection import (DEFAULT_RECORD, fork_params, KEPT_LISTENER_ERRORS, STDERR_TAIL_BYTES, Command,
-                         Connection, Framer, Incoming, Listener, Message, ResponseHook,
+                         Connection, Framer, Incoming, Listener, Message, ProgressCallback,
+                         ResponseHook,
                          command_line, default_command, id_key, record_capacity, result_of)
 from .errors import RPCError, ServerExited
 from .log import MessageLog
@@ -155,16 +156,40 @@ class Client:
     def notify(self, method: str, params: Any = None) -> None:
         self.send_bytes(self._connection.notification(method, params))
 
+    def initialize(self, capabilities: Optional[Mapping[str, bool]] = None,
+                   timeout: float = 30, **params: Any) -> Dict[str, Any]:
+        """`initialize`: tells the server what this client speaks (`capabilities`, by default
+        progress, batches and the clock) and returns its answer, whose `capabilities` say what
+        both speak. `params`: `subscribe`, `clock`, `client`, `protocolVersion`."""
+        result: Dict[str, Any] = self.request(
+            "initialize", self._connection.initialize_params(capabilities, **params),
+            timeout=timeout)
+        return result
+
     def dispatch(self, store: str, action: Mapping[str, Any], wait: Optional[str] = None,
-                 notify: bool = False, id: Any = None, timeout: float = 30) -> Any:
-        """Sends an action to a store; returns `{store, version}` (None when `notify`)."""
-        params: Dict[str, Any] = {"store": store, "action": action}
-        if wait is not None:
-            params["wait"] = wait
+                 notify: bool = False, id: Any = None, timeout: float = 30,
+                 on_progress: Optional[ProgressCallback] = None) -> Any:
+        """Sends an action to a store; returns `{store, version}` (None when `notify`).
+
+        `on_progress(value)` hears the progress its effects report (`$/progress`: `begin`,
+        `report`s, then `end`), on the reader thread, after `initialize()`. `cancel(id)` with
+        the dispatch's `id` cancels that work."""
+        with self._cond:
+            params = self._connection.dispatch_params(store, action, wait, on_progress)
         if notify:
             self.notify("dispatch", params)
             return None
-        return self.request("dispatch", params, id=id, timeout=timeout)
+        try:
+            return self.request("dispatch", params, id=id, timeout=timeout)
+        except RPCError:
+            with self._cond:
+                self._connection.forget_progress(params)
+            raise
+
+    def cancel(self, id: Any) -> None:
+        """`$/cancelRequest`: the request `id` is answered -32800 if still pending, and the
+        work of a dispatch that asked for progress is cancelled (its progress ends)."""
+        self.notify("$/cancelRequest", {"id": id})
 
     def shutdown(self, timeout: float = 30) -> int:
         """Asks the server to drain and stop (`shutdown`), then closes; returns the exit status."""

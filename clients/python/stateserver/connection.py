@@ -9,7 +9,7 @@ reads what it changes."""
 import itertools
 import json
 import os
-from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
 from .errors import RPCError, ServerExited
 from .log import MessageLog
@@ -28,6 +28,14 @@ KEPT_LISTENER_ERRORS = 100
 
 #: The last bytes of the server's stderr a client keeps for `stderr_text()` and its errors.
 STDERR_TAIL_BYTES = 64 << 10
+
+#: What this client speaks, as `initialize` tells the server by default: it reads `$/progress`,
+#: sends and reads batches, and can drive a virtual clock (`advance`).
+CLIENT_CAPABILITIES: Dict[str, bool] = {"progress": True, "batch": True, "clock": True}
+
+#: Called with each `$/progress` value of a dispatch: `{kind: "begin" | "report" | "end", done,
+#: total?, message?, cancelled?}` (`cancelled` on `end` only).
+ProgressCallback = Callable[[Dict[str, Any]], None]
 
 
 def default_command() -> List[str]:
@@ -124,6 +132,8 @@ class Connection:
         self._hooks: Dict[str, ResponseHook] = {}
         self._initializing: Set[str] = set()
         self._close_callbacks: List[Callable[[], None]] = []
+        self._progress_ids = itertools.count(1)
+        self._progress: Dict[str, ProgressCallback] = {}
 
     @property
     def closed(self) -> bool:
@@ -167,6 +177,45 @@ class Connection:
             message["params"] = params
         return self.encode(message)
 
+    def initialize_params(self, capabilities: Optional[Mapping[str, bool]] = None,
+                          **params: Any) -> Dict[str, Any]:
+        """`initialize`'s params: `params` as given (`subscribe`, `clock`, `client`,
+        `protocolVersion`) and `capabilities`, by default everything this client speaks."""
+        message = {key: value for key, value in params.items() if value is not None}
+        message["capabilities"] = dict(CLIENT_CAPABILITIES if capabilities is None
+                                       else capabilities)
+        return message
+
+    @property
+    def speaks_progress(self) -> bool:
+        """Whether the server agreed to send `$/progress` (`initialize` said so)."""
+        capabilities = (self.server or {}).get("capabilities") or {}
+        return capabilities.get("progress") is True
+
+    def dispatch_params(self, store: str, action: Mapping[str, Any], wait: Optional[str],
+                        on_progress: Optional[ProgressCallback]) -> Dict[str, Any]:
+        """`dispatch`'s params; with `on_progress`, a new `progressToken` whose `$/progress`
+        values go to it until its `end`. Progress needs a server that agreed to it in
+        `initialize`: without that it would never come, so that is an error here."""
+        params: Dict[str, Any] = {"store": store, "action": action}
+        if wait is not None:
+            params["wait"] = wait
+        if on_progress is not None:
+            if not self.speaks_progress:
+                raise ValueError(
+                    "on_progress needs a server that agreed to send progress: call "
+                    "initialize() first (its capabilities include progress by default)")
+            token = f"progress-{next(self._progress_ids)}"
+            self._progress[token] = on_progress
+            params["progressToken"] = token
+        return params
+
+    def forget_progress(self, params: Mapping[str, Any]) -> None:
+        """The dispatch with these params failed: its progress will never come."""
+        token = params.get("progressToken")
+        if isinstance(token, str):
+            self._progress.pop(token, None)
+
     def forget(self, id: Any) -> None:
         """The request `id` is no longer awaited (timed out or cancelled): its hook is dropped."""
         self._hooks.pop(id_key(id), None)
@@ -191,6 +240,9 @@ class Connection:
                 listener(message)
             except Exception as error:  # noqa: BLE001 - one bad listener must not stop reading
                 self.report_listener_error(message, error)
+        for notification in incoming.notifications:
+            if notification.get("method") == "$/progress":
+                self._report_progress(notification)
         for key, response in incoming.responses:
             if key in self._initializing:
                 self._initializing.discard(key)
@@ -204,6 +256,19 @@ class Connection:
                     self.report_listener_error(response, error)
         return incoming
 
+    def _report_progress(self, notification: Dict[str, Any]) -> None:
+        params = notification.get("params") or {}
+        token, value = params.get("token"), params.get("value") or {}
+        if not isinstance(token, str) or token not in self._progress:
+            return
+        callback = self._progress[token]
+        if value.get("kind") == "end":
+            del self._progress[token]
+        try:
+            callback(value)
+        except Exception as error:  # noqa: BLE001 - reported, reading goes on
+            self.report_listener_error(notification, error)
+
     def record(self, incoming: Incoming) -> None:
         self.messages.append(incoming.message)
 
@@ -215,6 +280,7 @@ class Connection:
         self.phase = OVER
         self._hooks.clear()
         self._initializing.clear()
+        self._progress.clear()
         callbacks, self._close_callbacks = self._close_callbacks, []
         return callbacks
 

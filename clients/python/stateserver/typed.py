@@ -12,7 +12,7 @@ feature)` returns a `TypedStore` typed by the feature; the reference app's bindi
 """
 from __future__ import annotations
 
-from typing import Any, Dict, Generic, Optional, TypeVar, cast
+from typing import Any, Callable, Dict, Generic, Optional, TypeVar, cast
 
 from .mirror import Mirror
 
@@ -29,9 +29,13 @@ class TypedStore(Generic[ActionT, StateT, EventT]):
         self.store = store
 
     def dispatch(self, action: ActionT, wait: Optional[str] = None, notify: bool = False,
-                 timeout: float = 30) -> Optional[Dict[str, Any]]:
-        """Sends `action`; returns `{store, version}` (None when `notify`)."""
-        result = self.client.dispatch(self.store, action, wait=wait, notify=notify, timeout=timeout)
+                 timeout: float = 30,
+                 on_progress: Optional[Callable[[Dict[str, Any]], None]] = None
+                 ) -> Optional[Dict[str, Any]]:
+        """Sends `action`; returns `{store, version}` (None when `notify`). `on_progress`
+        hears the `$/progress` of its effects, as `Client.dispatch`'s does."""
+        result = self.client.dispatch(self.store, action, wait=wait, notify=notify,
+                                      timeout=timeout, on_progress=on_progress)
         return cast(Optional[Dict[str, Any]], result)
 
     def state(self, timeout: float = 30) -> StateT:

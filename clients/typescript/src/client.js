@@ -11,6 +11,11 @@ import { LineSplitter } from './lines.js';
 export const STDERR_TAIL_BYTES = 64 * 1024;
 /** How many listener failures a client keeps in `listenerErrors`. */
 const KEPT_LISTENER_ERRORS = 100;
+/**
+ * What this client speaks, as `initialize()` tells the server by default: it reads
+ * `$/progress`, sends and reads batches, and can drive a virtual clock (`advance`).
+ */
+export const CLIENT_CAPABILITIES = Object.freeze({ progress: true, batch: true, clock: true });
 
 /**
  * Internal: sends a request and calls `onResponse(response)` synchronously when its response
@@ -79,8 +84,21 @@ export class Client {
    */
   exited;
 
+  /**
+   * What the server and this client both speak, from the last `initialize()` (undefined
+   * before one).
+   * @type {Record<string, unknown> | undefined}
+   */
+  capabilities;
+
   #name;
   #nextId = 1;
+  #nextProgress = 1;
+  /**
+   * The progress callbacks of dispatches, by token, until their `end`.
+   * @type {Map<string, (value: any) => void>}
+   */
+  #progress = new Map();
   /**
    * Requests awaiting their response, by id.
    * @type {Map<number, {
@@ -238,11 +256,85 @@ export class Client {
     /** @type {Record<string, unknown>} */
     const params = { store, action };
     if (options.wait !== undefined) params.wait = options.wait;
+    const { onProgress } = options;
+    if (onProgress !== undefined) {
+      if (this.capabilities?.progress !== true) {
+        return Promise.reject(new Error(
+          'onProgress needs a server that agreed to send progress: await client.initialize() ' +
+            'first (its capabilities include progress by default)'));
+      }
+      params.progressToken = `progress-${this.#nextProgress++}`;
+      return this.#dispatchWithProgress(params, onProgress, options);
+    }
     if (options.notify) {
       this.notify('dispatch', params);
       return Promise.resolve(undefined);
     }
     return this.request('dispatch', params, options);
+  }
+
+  /**
+   * A dispatch whose progress goes to `onProgress` until its `end`. Aborting `signal` cancels
+   * the request while it is pending and, after its response, the work still reporting.
+   *
+   * @param {Record<string, unknown>} params with `progressToken`
+   * @param {(value: any) => void} onProgress
+   * @param {import('./index.js').DispatchOptions} options
+   * @returns {Promise<any>}
+   */
+  #dispatchWithProgress(params, onProgress, options) {
+    const token = /** @type {string} */ (params.progressToken);
+    const { signal } = options;
+    /** @type {number | undefined} */
+    let id;
+    const cancel = () => {
+      if (id !== undefined) this.notify('$/cancelRequest', { id });
+    };
+    const stop = () => {
+      this.#progress.delete(token);
+      signal?.removeEventListener('abort', cancel);
+    };
+    this.#progress.set(token, (value) => {
+      if (value?.kind === 'end') stop();
+      onProgress(value);
+    });
+    signal?.addEventListener('abort', cancel, { once: true });
+    const answered = this[requestInOrder]('dispatch', params, {
+      ...options,
+      onResponse: (response) => {
+        id = response.id;
+        // A refused dispatch started nothing. (One whose effects never report keeps its entry
+        // until the client ends: the response cannot tell that apart from work still to report.)
+        if (response.error !== undefined) stop();
+      },
+    });
+    // The id is known only from the response; an abort before it is sent by the request itself.
+    return answered.catch((/** @type {unknown} */ error) => {
+      // Aborted: the work is being cancelled, and its `end` (cancelled) is still to come.
+      if (!signal?.aborted) stop();
+      throw error;
+    });
+  }
+
+  /**
+   * `initialize`: tells the server what this client speaks (`capabilities`, by default
+   * progress, batches and the clock) and resolves with its answer, whose `capabilities` (also
+   * kept in `client.capabilities`) say what both speak. Other params: `subscribe`, `clock`,
+   * `client`, `protocolVersion`.
+   *
+   * @example
+   * await client.initialize({ subscribe: 'none' });
+   * await client.dispatch('notes', { type: 'sync' }, { onProgress: (p) => console.log(p) });
+   * @param {import('./index.js').InitializeParams} [params]
+   * @param {import('./index.js').RequestOptions} [options]
+   * @returns {Promise<any>}
+   */
+  async initialize(params = {}, options = {}) {
+    const result = await this.request(
+      'initialize', { ...params, capabilities: params.capabilities ?? CLIENT_CAPABILITIES },
+      options);
+    this.capabilities = result.capabilities;
+    return result;
   }
 
   /**
@@ -411,6 +503,17 @@ export class Client {
     this.#emit('listenerError', error, event, message);
   }
 
+  /** @param {any} params a `$/progress` notification's params */
+  #reportProgress(params) {
+    const callback = this.#progress.get(params?.token);
+    if (callback === undefined) return;
+    try {
+      callback(params.value);
+    } catch (error) {
+      this[reportListenerError](error, '$/progress', params);
+    }
+  }
+
   /** @param {string} line */
   #receive(line) {
     if (line.trim() === '') return;
@@ -425,6 +528,7 @@ export class Client {
     for (const item of Array.isArray(message) ? message : [message]) {
       if (typeof item !== 'object' || item === null) continue;
       if (typeof item.method === 'string') {
+        if (item.method === '$/progress') this.#reportProgress(item.params);
         this.#emit('notification', item);
         this.#emit(item.method, item.params);
       } else if (typeof item.id === 'number') {

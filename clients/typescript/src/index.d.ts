@@ -106,7 +106,45 @@ export interface DispatchOptions extends RequestOptions {
   wait?: 'reduced' | 'settled';
   /** Fire and forget: no response; resolves with undefined at once. */
   notify?: boolean;
+  /**
+   * Hears the progress the action's effects report (`$/progress`): `begin`, `report`s, then
+   * `end`. Needs `initialize()` first. Aborting `signal` after the response cancels that work.
+   */
+  onProgress?: (value: ProgressValue) => void;
 }
+
+/** One `$/progress` value. */
+export interface ProgressValue {
+  kind: 'begin' | 'report' | 'end';
+  done: number;
+  total?: number;
+  message?: string;
+  /** On `end`: whether the work was cancelled before it finished. */
+  cancelled?: boolean;
+}
+
+/** What a client speaks (`initialize`'s `capabilities`); each member optional. */
+export interface ClientCapabilities {
+  /** Reads `$/progress` (default false on the server's side: none is sent). */
+  progress?: boolean;
+  /** Sends and reads batches (default true). */
+  batch?: boolean;
+  /** Can drive a virtual clock with `clock/advance` (default true). */
+  clock?: boolean;
+}
+
+/** `initialize`'s params. */
+export interface InitializeParams {
+  protocolVersion?: number;
+  client?: { name?: string; version?: string };
+  subscribe?: 'all' | 'none';
+  clock?: 'real' | 'virtual';
+  /** Default: `CLIENT_CAPABILITIES` (progress, batch and clock). */
+  capabilities?: ClientCapabilities;
+}
+
+/** What this client speaks by default. */
+export declare const CLIENT_CAPABILITIES: Readonly<Required<ClientCapabilities>>;
 
 /** `dispatch` result. */
 /** One entry of a store's history (`history/get`). */
@@ -278,6 +316,13 @@ export class Client<F = ReferenceFeatures> {
    * every effect due by then ran and its patches arrived.
    */
   advance(ms: number, options?: RequestOptions): Promise<number>;
+  /**
+   * Tells the server what this client speaks and resolves with its answer; `capabilities`
+   * then holds what both speak.
+   */
+  initialize(params?: InitializeParams, options?: RequestOptions): Promise<any>;
+  /** What both sides speak, from the last `initialize()`. */
+  capabilities: Record<string, unknown> | undefined;
   dispatch<S extends string>(
     store: S, action: ActionOf<F, S>, options?: DispatchOptions & { notify?: false },
   ): Promise<DispatchResult>;

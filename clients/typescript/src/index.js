@@ -1,7 +1,7 @@
 // stateserver's Node client: spawn the server, talk JSON-RPC to it, mirror its stores.
 // Types: index.d.ts beside this file.
 
-export { Client, connect, spawn, STDERR_TAIL_BYTES } from './client.js';
+export { CLIENT_CAPABILITIES, Client, connect, spawn, STDERR_TAIL_BYTES } from './client.js';
 export { ErrorCodes, RPCError, ServerExitedError, TimeoutError } from './errors.js';
 export { LineSplitter } from './lines.js';
 export { Mirror } from './mirror.js';

@@ -1,0 +1,93 @@
+/// What the store knows of one transaction's progress: who watches it, whether it began, the
+/// last report, and whether any of its effects was cancelled.
+struct ProgressWatch {
+  var observer: (@MainActor (ProgressUpdate) -> Void)?
+  var begun = false
+  var last = EffectProgress(done: 0)
+  var cancelled = false
+}
+
+/// Progress of long effects, per transaction: an effect reports through its `Send`, and
+/// whoever watches the action that started it hears `begin`, `report`s and one `end`.
+extension Store {
+  /// Calls `observer` with the progress of the effects `transaction` started (and of those
+  /// the actions they fed back started): `begin` at the first report, `report` after, `end`
+  /// once the last of them ended. Nothing when none of them reports, or when none runs now.
+  ///
+  /// Call it right after `send`: effects run as tasks, which cannot report before the caller
+  /// gives up the main actor.
+  ///
+  /// ```swift
+  /// let transaction = store.send(.sync)
+  /// store.observeProgress(of: transaction) { update in print(update.kind, update.progress) }
+  /// ```
+  public func observeProgress(
+    of transaction: Transaction, _ observer: @escaping @MainActor (ProgressUpdate) -> Void
+  ) {
+    guard !isClosed, liveEffects[transaction] != nil else { return }
+    progressWatches[transaction, default: ProgressWatch()].observer = observer
+  }
+
+  /// An effect of `context`'s transaction reported `progress` (through its `Send`).
+  func reportProgress(_ progress: EffectProgress, of context: EffectContext) {
+    let transaction = context.transaction
+    guard !isClosed, context.generation == generation, liveEffects[transaction] != nil else {
+      return
+    }
+    guard progressWatches[transaction] != nil || didReportProgress != nil else { return }
+    var watch = progressWatches[transaction] ?? ProgressWatch()
+    let update = ProgressUpdate(watch.begun ? .report : .begin, progress)
+    watch.begun = true
+    watch.last = progress
+    progressWatches[transaction] = watch
+    tell(watch, update, transaction)
+  }
+
+  /// An effect of `transaction` ended cancelled: its `end` says so.
+  func progressCancelled(_ transaction: Transaction) {
+    progressWatches[transaction]?.cancelled = true
+  }
+
+  /// The last effect of `transaction` ended: its progress ends, if it began.
+  func endProgress(of transaction: Transaction) {
+    // Asked once per settled transaction: nearly always nobody watches, and an empty
+    // dictionary answers that without hashing.
+    guard !progressWatches.isEmpty, let watch = progressWatches.removeValue(forKey: transaction),
+      watch.begun
+    else { return }
+    tell(
+      watch,
+      ProgressUpdate(
+        .end, EffectProgress(done: watch.last.done, total: watch.last.total),
+        cancelled: watch.cancelled),
+      transaction)
+  }
+
+  /// The store closed: every progress that began ends, cancelled.
+  func endAllProgress() {
+    let watches = progressWatches
+    progressWatches.removeAll()
+    for (transaction, var watch) in watches.sorted(by: { $0.key.rawValue < $1.key.rawValue })
+    where watch.begun {
+      watch.cancelled = true
+      progressWatches[transaction] = watch
+      endProgress(of: transaction)
+    }
+  }
+
+  private func tell(_ watch: ProgressWatch, _ update: ProgressUpdate, _ transaction: Transaction) {
+    watch.observer?(update)
+    didReportProgress?(transaction, update)
+  }
+}
+
+extension AnyStore {
+  /// A store without effects has nothing to cancel.
+  public func cancel(_ transaction: Transaction) {}
+  /// A store without effects runs none.
+  public func isRunning(_ transaction: Transaction) -> Bool { false }
+  /// A store without effects reports no progress.
+  public func observeProgress(
+    of transaction: Transaction, _ observer: @escaping @MainActor (ProgressUpdate) -> Void
+  ) {}
+}
