@@ -43,12 +43,36 @@ final class StoreRegistry {
 
   func isPersistent(_ id: String) -> Bool { persistent.contains(id) }
 
-  /// Opens the default store of every feature; persistent ones are restored.
+  /// Opens the default store of every feature; persistent ones are restored. Then binds every
+  /// feature's `Shared` handles to the stores they read (`bindDependencies`).
   func openDefaultStores() throws(RPCError) {
     for feature in features where stores[feature.name] == nil {
       _ = try open(
         feature: feature, id: feature.name, initial: nil, persist: feature.isPersistent,
         refusingOtherFeatures: false)
+    }
+    try bindDependencies()
+  }
+
+  /// Makes each declared `Shared` handle look its store up here at every read, so a store
+  /// closed and opened again is read anew. Refuses a handle whose store is not open now or
+  /// holds another feature, and one that reads its own feature: a reducer reading a store of
+  /// its own feature could read the very store it is reducing, whose state is in use.
+  private func bindDependencies() throws(RPCError) {
+    for feature in features {
+      for dependency in feature.dependencies {
+        let found = stores[dependency.storeID]?.featureName
+        guard found == dependency.featureName, dependency.featureName != feature.name else {
+          let problem =
+            dependency.featureName == feature.name
+            ? "a feature cannot read a store of its own feature"
+            : found.map { "that store holds feature '\($0)'" } ?? "no such store is open"
+          throw .internalError(
+            "feature '\(feature.name)' reads store '\(dependency.storeID)' of feature "
+              + "'\(dependency.featureName)': \(problem)")
+        }
+        dependency.bind { [weak self] id in self?.stores[id] }
+      }
     }
   }
 

@@ -279,16 +279,5 @@ import Testing
     await backend.remoteUserEdit(id: 42, name: "Pushed")
     #expect(store.state.users[id: 42]?.name == "Pushed")
     #expect(store.state.users[id: 42]?.version == 2)
-
-    // The navigation stack's embedded list hears them as well.
-    let navigation = try #require(
-      try descriptors.first { $0.name == "navigation" }?.makeStore("navigation", nil, nil)
-        as? Store<NavigationFeature>)
-    defer { navigation.close() }
-    navigation.send(
-      .users(action: ChildAction(.internal(.loaded(users: await sampleUsers(), source: .network)))))
-    await backend.remoteUserEdit(id: 7, name: "Pushed Too")
-    #expect(navigation.state.users.users[id: 7]?.name == "Pushed Too")
-    #expect(store.state.users[id: 7]?.version == 2)
   }
 }
