@@ -17,7 +17,7 @@ import Testing
 
   /// A stack reading a fixed users state at `version`.
   func feature(_ users: UsersFeature.State, version: UInt64 = 4) -> NavigationFeature {
-    NavigationFeature(users: Shared(users, version: version))
+    NavigationFeature(users: Shared(fixed: users, version: version))
   }
 
   @Test func pushResolvesTheUserAgainstTheSharedUsers() async {

@@ -44,7 +44,7 @@ public struct NavigationFeature: Feature {
   public let users: Shared<UsersFeature.State>
 
   /// A navigation stack reading the users from `users`: the `users` store by default, bound by
-  /// the server; a test gives a fixed `Shared(state, version:)`.
+  /// the server; a test gives a fixed `Shared(fixed: state, version:)`.
   public init(users: Shared<UsersFeature.State> = Shared(UsersFeature.self)) {
     self.users = users
   }

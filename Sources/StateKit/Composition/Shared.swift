@@ -15,7 +15,7 @@
 ///     guard let users = users.current, users.value.users[id: id] != nil else { ... }
 ///   }
 /// }
-/// // In a test: Navigation(users: Shared(UsersFeature.State(users: [ada]), version: 3))
+/// // In a test: Navigation(users: Shared(fixed: UsersFeature.State(), version: 3))
 /// ```
 ///
 /// Each read is consistent at a version: stores reduce one action at a time on the main actor,
@@ -56,7 +56,7 @@ public struct Shared<Value: Sendable>: Sendable {
   }
 
   /// A handle that always reads `value` at `version`: what a test gives the feature.
-  public init(_ value: Value, version: UInt64 = 0) {
+  public init(fixed value: Value, version: UInt64 = 0) {
     dependency = SharedDependency(storeID: "", featureName: "", link: nil)
     let snapshot = Snapshot(value: value, version: version)
     read = { snapshot }
@@ -76,6 +76,9 @@ public struct SharedDependency: Sendable {
   /// The feature that store must hold.
   public let featureName: String
   fileprivate let link: SharedLink?
+
+  /// False for a fixed handle's, which names no store: the descriptor leaves it out.
+  var readsAStore: Bool { link != nil }
 
   fileprivate init(storeID: String, featureName: String, link: SharedLink?) {
     self.storeID = storeID

@@ -34,7 +34,7 @@ extension Feature {
       makeStore: { id, initial, restoring throws(ActionError) in
         try Store(feature: self, id: id, initial: initial, restoring: restoring)
       })
-    descriptor.dependencies = dependencies
+    descriptor.dependencies = dependencies.filter(\.readsAStore)
     return descriptor
   }
 }
