@@ -42,6 +42,7 @@ import Testing
       $0.users[id: 42] = fromServer
       $0.results[id: 42] = fromServer
     }
+    await store.expireList(on: clock)
     await store.finish()
   }
 
@@ -57,6 +58,7 @@ import Testing
     }
     await store.send(.internal(.serverChanged(user: renamed(all[41], "Quentin Older", version: 2))))
     #expect(store.state.users[id: 42]?.name == "Quentin Newer")
+    await store.expireList(on: clock)
     await store.finish()
   }
 
@@ -113,6 +115,7 @@ import Testing
       $0.results[id: 42] = confirmed
       $0.edits = []
     }
+    await store.expireList(on: clock)
     await store.finish()
   }
 
