@@ -19,9 +19,12 @@
 /// ```
 ///
 /// Each read is consistent at a version: stores reduce one action at a time on the main actor,
-/// so between two reduces a store's state is the one its published ``Snapshot/version`` names.
-/// A read is an input of the reduce, like its time (``ReduceTime``): replay and rewind of the
-/// reading store read the other store as it is when they run, not as it was.
+/// so a read never sees half of another store's reduce, and the state read is one its
+/// published ``Snapshot/version`` names (private fields may change without a new version,
+/// since the version counts changes of the view). A read is an input of the reduce, like its
+/// time (``ReduceTime``): `stateserver replay` binds the handles to the replayed stores, whose
+/// entries it reduces in the recorded order, so a recording replays to the same patches; a
+/// history skip that reduces later actions again reads the other store as it is now.
 public struct Shared<Value: Sendable>: Sendable {
   /// The other store's state and the version it published with it.
   public struct Snapshot: Sendable {
