@@ -30,6 +30,17 @@ private struct Reader: Feature {
   }
 }
 
+/// A feature that reads a store of its own feature.
+private struct Mirror: Feature {
+  struct State: Codable, Equatable, Sendable {}
+  enum Action: Codable, Sendable { case read }
+  static let name = "mirror"
+  let itself = Shared(Mirror.self)
+  var dependencies: [SharedDependency] { [itself.dependency] }
+  var initialState: State { State() }
+  func reduce(into state: inout State, action: Action) -> Effect<Action, Never> { .none }
+}
+
 @MainActor
 @Suite struct StoreRegistrySharedTests {
   @Test func theDefaultStoresBindEveryDeclaredHandle() throws {
@@ -49,5 +60,16 @@ private struct Reader: Feature {
       throws: RPCError.internalError(
         "feature 'reader' reads store 'source' of feature 'source': no such store is open")
     ) { try registry.openDefaultStores() }
+  }
+
+  @Test func aFeatureReadingItsOwnStoresIsRefusedBeforeAnyStoreOpens() {
+    let registry = StoreRegistry(features: [Mirror().descriptor()], persistence: nil)
+    defer { registry.closeAll() }
+    #expect(
+      throws: RPCError.internalError(
+        "feature 'mirror' reads store 'mirror' of feature 'mirror': "
+          + "a feature cannot read a store of its own feature")
+    ) { try registry.openDefaultStores() }
+    #expect(registry.openStores.isEmpty)
   }
 }
