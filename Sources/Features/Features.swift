@@ -11,8 +11,8 @@ import StateKit
 /// ```
 public enum Features {
   /// The descriptors of `backend`, `counter`, `users`, `cart`, `profile`, `notes` and
-  /// `navigation` (which reads the `users` store), sharing `backend`; effects wait on `clock`, timestamps come from
-  /// `wallClock`, and a users list older than `usersTimeToLive` is stale.
+  /// `navigation` (which reads the `users` store), sharing `backend`; effects wait on `clock`,
+  /// timestamps come from `wallClock`, and a users list older than `usersTimeToLive` is stale.
   public static func all(
     backend: Backend, clock: any Clock<Duration>, wallClock: WallClock = .system,
     usersTimeToLive: Duration = UsersFeature.defaultTimeToLive
