@@ -39,7 +39,7 @@ ACTIONS = {
     "profile": [("edit", {"name": "str"}), ("save", {}), ("cancelSave", {}),
                 ("dismissError", {})],
     "navigation": [("push", {"destination": "destination"}), ("pop", {}), ("popToRoot", {}),
-                   ("openURL", {"url": "str"}), ("users", {"action": "child"})],
+                   ("openURL", {"url": "str"})],
 }
 INTERNAL = ["usersLoaded", "loaded", "loadFailed", "couponApplied", "searchAnswered", "saved",
             "tick", "__proto__", "constructor", "Increment", "increment ", ""]
@@ -95,8 +95,6 @@ class Fuzzer:
             "destination": lambda: r.choice([{"screen": "settings"},
                                              {"screen": "userDetail", "userId": 3},
                                              {"screen": "nowhere"}, {}]),
-            "child": lambda: r.choice([{"type": "load"}, {"type": "select", "id": 1},
-                                       {"type": "loaded", "users": []}, {"type": "search"}]),
         }[kind]()
 
     def action(self):

@@ -218,7 +218,8 @@ def every_feature_session(client):
     settled(client, "notes", {"type": "resolveConflict", "id": "note-1", "keep": "local"})
     settled(client, "notes", {"type": "sync"})
     settled(client, "navigation", {"type": "openURL", "url": "app://users/42"})
-    settled(client, "navigation", {"type": "users", "action": {"type": "select", "id": 7}})
+    settled(client, "navigation", {"type": "push",
+                                   "destination": {"screen": "userDetail", "userId": 7}})
     settled(client, "navigation", {"type": "openURL", "url": "app://nowhere"})
     settled(client, "navigation", {"type": "pop"})
     client.rewind("cart", 1)

@@ -15,7 +15,9 @@ What each fenced block of README.md and docs/guide/*.md is, by its language:
   Tests/StateKitTests/ReadmeTodosTests.swift, and must be the same code as there; its test's
   lines are, in order, lines of that file's test of the same name; its `main.swift` makes the
   call Examples/Timers compiles (`make example-test`); its dependent package's manifest is
-  resolved by tests/test_getting_started.py. No other Swift block may appear there.
+  resolved by tests/test_getting_started.py; its shared-state example (the block with
+  `Shared<`) is the marked part of Tests/StateKitTests/SharedStateTests.swift. No other Swift
+  block may appear there.
 - `jsonrpc`: a conversation, `> ` a request and `< ` a message the server sends (a `< ` line
   that is not JSON, such as `< ... version 2`, stands for one or more messages; indented lines
   continue the line above); a request shown with no `< ` line is answered, its messages not
@@ -353,7 +355,8 @@ def guide_swift_blocks():
 
 
 def test_the_guides_test_is_part_of_the_one_the_swift_tests_run():
-    test, = [body for body in guide_swift_blocks() if "@Test func" in body]
+    test, = [body for body in guide_swift_blocks()
+             if "@Test func" in body and "Shared<" not in body]
     name = re.search(r"@Test func (\w+)\(", test).group(1)
     shown = swift_function_body(swift_code(test), name)
     tested = swift_function_body(
@@ -375,11 +378,20 @@ def test_the_guides_main_makes_the_call_the_example_app_compiles():
     assert "import StateServer" in main and "import StateServer" in example
 
 
+def test_the_guides_shared_state_example_is_the_one_the_swift_tests_compile():
+    example, = [body for body in guide_swift_blocks() if "Shared<" in body]
+    tested = (ROOT / "Tests/StateKitTests/SharedStateTests.swift").read_text()
+    start = tested.index("// guide: begin")
+    end = tested.index("// guide: end")
+    assert swift_code(example) == swift_code(tested[start:end])
+
+
 def test_the_guide_has_no_swift_block_left_unchecked():
     kinds = [("struct Todos: Feature" in body) + 2 * ("@Test func" in body) +
-             4 * ("Server.main(" in body) + 8 * body.startswith("// swift-tools-version")
+             4 * ("Server.main(" in body) + 8 * body.startswith("// swift-tools-version") +
+             16 * ("Shared<" in body)
              for body in guide_swift_blocks()]
-    assert sorted(kinds) == [1, 2, 4, 8], kinds
+    assert sorted(kinds) == [1, 2, 4, 8, 16 + 2], kinds
     others = [name(path) for path in RUN if path.name != "writing-a-feature.md"
               and blocks(path, "swift")]
     assert not others, f"Swift blocks nothing compiles: {others}"

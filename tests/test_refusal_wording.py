@@ -13,8 +13,8 @@ CASES = [
      "/action/value", "expected an integer, found a string"),
     ("notes", {"type": "resolveConflict", "id": "note-1"},
      "/action/keep", "required field 'keep' is missing; expected one of: local, server"),
-    ("navigation", {"type": "users", "action": {"type": "select", "id": True}},
-     "/action/action/id", "expected an integer, found a boolean"),
+    ("navigation", {"type": "push", "destination": {"screen": "userDetail", "userId": True}},
+     "/action/destination/userId", "expected an integer, found a boolean"),
 ]
 
 

@@ -36,13 +36,6 @@ def test_schema_and_server_agree_on_extra_members(server, store, action):
     server.dispatch(store, action)  # the same action without it is accepted
 
 
-def test_a_childs_internal_action_is_refused_as_internal(server):
-    error = refusal(server, "dispatch", {"store": "navigation", "action": {
-        "type": "users", "action": {"type": "loaded", "users": []}}})
-    assert error["code"] == -32003
-    assert error["data"]["pointer"] == "/action/action/type" and error["data"]["type"] == "loaded"
-
-
 def test_an_unsupported_protocol_version_is_refused_with_the_supported_one(server):
     error = refusal(server, "initialize", {"protocolVersion": 99})
     assert error["code"] == -32602 and error["data"]["pointer"] == "/protocolVersion"

@@ -11,8 +11,8 @@ import StateKit
 /// ```
 public enum Features {
   /// The descriptors of `backend`, `counter`, `users`, `cart`, `profile`, `notes` and
-  /// `navigation`, sharing `backend`; effects wait on `clock`, timestamps come from
-  /// `wallClock`, and a users list older than `usersTimeToLive` is stale.
+  /// `navigation` (which reads the `users` store), sharing `backend`; effects wait on `clock`,
+  /// timestamps come from `wallClock`, and a users list older than `usersTimeToLive` is stale.
   public static func all(
     backend: Backend, clock: any Clock<Duration>, wallClock: WallClock = .system,
     usersTimeToLive: Duration = UsersFeature.defaultTimeToLive
@@ -26,7 +26,7 @@ public enum Features {
       CartFeature(backend: backend).descriptor(),
       ProfileFeature(backend: backend).descriptor(),
       NotesFeature(backend: backend, clock: clock, wallClock: wallClock).descriptor(),
-      navigationDescriptor(NavigationFeature(users: users), backend: backend),
+      NavigationFeature().descriptor(),
     ]
   }
 
@@ -45,26 +45,6 @@ public enum Features {
         backend.observeUsers { [weak store] user in
           guard let store else { return false }
           store.send(.internal(.serverChanged(user: user)))
-          return true
-        }
-      }
-      return store
-    }
-    return descriptor
-  }
-
-  /// The `navigation` feature, whose embedded users list hears the server's pushes too.
-  static func navigationDescriptor(_ navigation: NavigationFeature, backend: Backend)
-    -> FeatureDescriptor
-  {
-    var descriptor = navigation.descriptor()
-    let makeStore = descriptor.makeStore
-    descriptor.makeStore = { id, initial, restoring throws(ActionError) in
-      let store = try makeStore(id, initial, restoring)
-      if let store = store as? Store<NavigationFeature> {
-        backend.observeUsers { [weak store] user in
-          guard let store else { return false }
-          store.send(.users(action: ChildAction(.internal(.serverChanged(user: user)))))
           return true
         }
       }

@@ -43,13 +43,50 @@ final class StoreRegistry {
 
   func isPersistent(_ id: String) -> Bool { persistent.contains(id) }
 
-  /// Opens the default store of every feature; persistent ones are restored.
+  /// Opens the default store of every feature; persistent ones are restored. Every feature's
+  /// `Shared` handles are bound first, so a store reducing as it opens (a restored list
+  /// checking its age) already reads the stores opened before it.
   func openDefaultStores() throws(RPCError) {
+    for feature in features {
+      for dependency in feature.dependencies {
+        // Checked before any store opens: such a read could run while that store reduces.
+        guard dependency.featureName != feature.name else {
+          throw refusal(feature, dependency, "a feature cannot read a store of its own feature")
+        }
+        dependency.bind { [weak self] in self?.stores[$0] }
+      }
+    }
     for feature in features where stores[feature.name] == nil {
       _ = try open(
         feature: feature, id: feature.name, initial: nil, persist: feature.isPersistent,
         refusingOtherFeatures: false)
     }
+    try checkDependencies()
+  }
+
+  /// Refuses a `Shared` handle whose store is not open once the default stores are, or holds
+  /// another feature. A handle looks its store up at every read, so a store closed and opened
+  /// again later is read anew (a reducer reading its own feature's store, refused above, could
+  /// read the very store it is reducing, whose state is in use).
+  private func checkDependencies() throws(RPCError) {
+    for feature in features {
+      for dependency in feature.dependencies {
+        let found = stores[dependency.storeID]?.featureName
+        guard found == dependency.featureName else {
+          throw refusal(
+            feature, dependency,
+            found.map { "that store holds feature '\($0)'" } ?? "no such store is open")
+        }
+      }
+    }
+  }
+
+  private func refusal(
+    _ feature: FeatureDescriptor, _ dependency: SharedDependency, _ problem: String
+  ) -> RPCError {
+    .internalError(
+      "feature '\(feature.name)' reads store '\(dependency.storeID)' of feature "
+        + "'\(dependency.featureName)': \(problem)")
   }
 
   /// Opens a store. `id` nil generates one (`counter-1`); `initial` is a merge patch over the

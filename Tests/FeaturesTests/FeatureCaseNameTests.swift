@@ -33,7 +33,7 @@ import Testing
       ])
     #expect(
       NavigationFeature.caseNames.publicActions == [
-        "push", "pop", "popToRoot", "openURL", "users",
+        "push", "pop", "popToRoot", "openURL",
       ])
     #expect(NavigationFeature.caseNames.events == ["toast"])
   }

@@ -4,6 +4,7 @@ import JSON
 import StateKit
 import StateKitTesting
 import Synchronization
+import Testing
 
 /// A wall clock stopped at one instant, so timestamps in expected states are known.
 let fixedWallClock = WallClock { fixedTimestamp }
@@ -33,5 +34,19 @@ final class MovableWallClock: Sendable {
 
   func advance(bySeconds seconds: TimeInterval) {
     date.withLock { $0 = $0.addingTimeInterval(seconds) }
+  }
+}
+
+extension TestStore where F == UsersFeature {
+  /// Moves `clock` by `delay` (the time to live, by default) and expects the expiry timer of
+  /// the last load to mark the list stale: every test that loads a list ends with that timer,
+  /// which `finish()` would otherwise find still running.
+  func expireList(
+    on clock: TestClock, after delay: Duration = UsersFeature.defaultTimeToLive,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) async {
+    await clock.advance(by: delay)
+    await receive(
+      .internal(.expired), assert: { $0.load.isStale = true }, sourceLocation: sourceLocation)
   }
 }

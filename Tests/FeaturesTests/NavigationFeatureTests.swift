@@ -8,51 +8,50 @@ import Testing
 @Suite struct NavigationFeatureTests {
   let clock = TestClock()
 
-  func feature(_ backend: Backend) -> NavigationFeature {
-    NavigationFeature(
-      users: UsersFeature(backend: backend, clock: clock, wallClock: fixedWallClock))
-  }
-
-  func loaded(_ users: [User], path: [Destination] = []) -> NavigationFeature.State {
+  /// The users state after a load of `users`.
+  func loaded(_ users: [User]) -> UsersFeature.State {
     let list = IdentifiedArray(users)
-    return NavigationFeature.State(
-      users: UsersFeature.State(
-        load: LoadState(status: .loaded, lastUpdated: fixedTimestamp), users: list,
-        results: list),
-      path: path)
+    return UsersFeature.State(
+      load: LoadState(status: .loaded, lastUpdated: fixedTimestamp), users: list, results: list)
   }
 
-  func users(_ action: UsersFeature.Action) -> NavigationFeature.Action {
-    .users(action: ChildAction(action))
+  /// A stack reading a fixed users state at `version`.
+  func feature(_ users: UsersFeature.State, version: UInt64 = 4) -> NavigationFeature {
+    NavigationFeature(users: Shared(fixed: users, version: version))
   }
 
-  @Test func openURLLoadsUsersFirstThenSelectsAndPushes() async {
+  @Test func pushResolvesTheUserAgainstTheSharedUsers() async {
     let all = await sampleUsers()
-    let store = TestStore(feature: feature(testBackend(clock: clock)))
-    await store.send(.openURL(url: "app://users/42")) {
-      $0.pendingUserId = 42
-      $0.users.load.status = .loading
+    let store = TestStore(feature: feature(loaded(all), version: 9))
+    await store.send(.push(destination: .userDetail(userId: 2))) {
+      $0.path = [.userDetail(userId: 2)]
+      $0.shownUser = all[1]
+      $0.usersVersion = 9
     }
-    #expect(store.state.path.isEmpty)  // not before the user exists
-    await clock.advance(by: .milliseconds(50))
-    await store.receive(users(.internal(.loaded(users: all, source: .network)))) {
-      $0.users.load = freshLoad
-      $0.users.source = .network
-      $0.users.users = IdentifiedArray(all)
-      $0.users.results = IdentifiedArray(all)
-      $0.pendingUserId = nil
-      $0.users.selectedId = 42
-      $0.path = [.userDetail(userId: 42)]
-    }
+    await store.send(.push(destination: .userDetail(userId: 404)))
+    store.receiveEvents([["type": "toast", "message": "User 404 does not exist."]])
     await store.finish()
   }
 
-  @Test func openURLWithLoadedUsersSelectsAndPushesAtOnce() async {
-    let store = TestStore(
-      feature: feature(testBackend(clock: clock)), initialState: loaded(await sampleUsers()))
+  @Test func pushBeforeTheUsersLoadToastsThatTheUserDoesNotExist() async {
+    let store = TestStore(feature: feature(UsersFeature.State()))
+    await store.send(.push(destination: .userDetail(userId: 2)))
+    store.receiveEvents([["type": "toast", "message": "User 2 does not exist."]])
+    await store.send(.openURL(url: "app://users/2"))
+    store.receiveEvents([
+      ["type": "toast", "message": "Cannot open user 2: the users are not loaded yet."]
+    ])
+    #expect(store.state.path.isEmpty)
+    await store.finish()
+  }
+
+  @Test func openURLPushesAnExistingUserOnce() async {
+    let all = await sampleUsers()
+    let store = TestStore(feature: feature(loaded(all)))
     await store.send(.openURL(url: "app://users/7")) {
-      $0.users.selectedId = 7
       $0.path = [.userDetail(userId: 7)]
+      $0.shownUser = all[6]
+      $0.usersVersion = 4
     }
     await store.send(.openURL(url: "app://users/7"))  // already showing it: no second screen
     await store.finish()
@@ -60,8 +59,8 @@ import Testing
 
   @Test func unknownOrMalformedURLsToastAndKeepThePath() async {
     let store = TestStore(
-      feature: feature(testBackend(clock: clock)),
-      initialState: loaded(await sampleUsers(), path: [.settings]))
+      feature: feature(loaded(await sampleUsers())),
+      initialState: NavigationFeature.State(path: [.settings]))
     for url in ["app://users/999", "https://example.com", "app://users/x", "app://users/-1", ""] {
       await store.send(.openURL(url: url))
     }
@@ -76,68 +75,76 @@ import Testing
     await store.finish()
   }
 
-  @Test func aDeepLinkWhoseLoadFailsToastsAndPushesNothing() async {
-    let store = TestStore(feature: feature(testBackend(clock: clock, failRate: 1)))
-    await store.send(.openURL(url: "app://users/42")) {
-      $0.pendingUserId = 42
-      $0.users.load.status = .loading
-    }
-    await clock.run(until: store)
-    let message = "Could not load users. Please try again."
-    await store.receive(users(.internal(.loadFailed(message: message, recoverable: true)))) {
-      $0.users.load.status = .failed
-      $0.users.load.error = LoadState.Failure(message: message, recoverable: true)
-      $0.pendingUserId = nil
-    }
-    store.receiveEvents([["type": "toast", "message": .string("Cannot open user 42: \(message)")]])
-    #expect(store.state.path.isEmpty)
-    await store.finish()
-  }
-
-  @Test func pushPopAndPopToRoot() async {
-    let store = TestStore(
-      feature: feature(testBackend(clock: clock)), initialState: loaded(await sampleUsers()))
+  @Test func pushPopAndPopToRootReadTheTopScreensUser() async {
+    let all = await sampleUsers()
+    let store = TestStore(feature: feature(loaded(all)))
     await store.send(.push(destination: .userDetail(userId: 3))) {
       $0.path = [.userDetail(userId: 3)]
+      $0.shownUser = all[2]
+      $0.usersVersion = 4
     }
-    await store.send(.push(destination: .settings)) { $0.path.append(.settings) }
-    await store.send(.pop) { $0.path.removeLast() }
-    await store.send(.popToRoot) { $0.path = [] }
-    await store.send(.pop)  // empty: nothing to pop
-    await store.send(.push(destination: .userDetail(userId: 404)))
-    store.receiveEvents([["type": "toast", "message": "User 404 does not exist."]])
-    await store.finish()
-  }
-
-  @Test func childActionsReachUsersAndADeletedUsersScreenIsPopped() async {
-    let store = TestStore(
-      feature: feature(testBackend(clock: clock)),
-      initialState: loaded(await sampleUsers(), path: [.userDetail(userId: 5), .settings]))
-    await store.send(users(.select(id: 5))) { $0.users.selectedId = 5 }
-    await store.send(users(.delete(id: 5))) {
-      $0.users.users.remove(id: 5)
-      $0.users.results.remove(id: 5)
-      $0.users.selectedId = nil
+    await store.send(.push(destination: .settings)) {
+      $0.path.append(.settings)
+      $0.shownUser = nil
+      $0.usersVersion = nil
+    }
+    await store.send(.pop) {
+      $0.path.removeLast()
+      $0.shownUser = all[2]
+      $0.usersVersion = 4
+    }
+    await store.send(.popToRoot) {
       $0.path = []
+      $0.shownUser = nil
+      $0.usersVersion = nil
     }
-    await clock.run(until: store)
+    await store.send(.pop)  // empty: nothing to pop
     await store.finish()
   }
 
-  @Test func theWireFormOfChildActionsIsTheChildsOwn() {
-    let feature = feature(testBackend(clock: clock))
-    let store = Store(feature: feature)
-    defer { store.close() }
-    #expect(throws: Never.self) {
-      try store.send(wire: ["type": "users", "action": ["type": "select", "id": 1]], cause: nil)
-    }
-    let refusals = TestStore(feature: feature)
-    // A child's internal action is refused as any internal action is (-32003), not invalid.
-    refusals.send(
-      wire: ["type": "users", "action": ["type": "loaded", "users": []]], refusedWith: -32003)
-    refusals.send(
-      wire: ["type": "users", "action": ["type": "select", "id": "x"]], refusedWith: -32602,
-      pointer: "/action/id")
+  @Test func anUnboundHandleReadsNothingAndTheDeepLinkSaysWhy() async {
+    let store = TestStore(feature: NavigationFeature())
+    await store.send(.openURL(url: "app://users/1"))
+    store.receiveEvents([
+      ["type": "toast", "message": "Cannot open user 1: the users store is not open."]
+    ])
+    await store.finish()
+  }
+
+  /// The regression of issue 30: the stack kept its own copy of the users, so after `users`
+  /// loaded, `push userDetail 2` toasted "User 2 does not exist".
+  @Test func aBoundHandleReadsTheUsersStoreAsItIsNow() async throws {
+    let users = Store(
+      feature: UsersFeature(
+        backend: Backend(latencyMs: 0, clock: clock), clock: clock, wallClock: fixedWallClock))
+    defer { users.close() }
+    let feature = NavigationFeature()
+    let dependency = try #require(feature.dependencies.first)
+    #expect(dependency.storeID == "users" && dependency.featureName == "users")
+    dependency.bind { id in id == "users" ? users : nil }
+    let navigation = Store(feature: feature)
+    defer { navigation.close() }
+
+    users.send(.internal(.loaded(users: await sampleUsers(), source: .network)))
+    navigation.send(.push(destination: .userDetail(userId: 2)))
+    #expect(navigation.state.path == [.userDetail(userId: 2)])
+    #expect(navigation.state.usersVersion == users.version)
+
+    users.send(.internal(.serverChanged(user: User(id: 2, name: "Zed", email: "z@x", version: 2))))
+    navigation.send(.pop)
+    navigation.send(.push(destination: .userDetail(userId: 2)))
+    #expect(navigation.state.shownUser?.name == "Zed")
+    #expect(navigation.state.usersVersion == users.version)
+  }
+
+  @Test func theDescriptorDeclaresTheUsersStore() {
+    let descriptor = NavigationFeature().descriptor()
+    #expect(descriptor.dependencies.map(\.storeID) == ["users"])
+    #expect(CounterFeature(clock: clock).descriptor().dependencies.isEmpty)
+  }
+
+  @Test func aDestinationThatDoesNotDecodeIsRefused() {
+    let refusals = TestStore(feature: feature(UsersFeature.State()))
     refusals.send(
       wire: ["type": "push", "destination": ["screen": "moon"]], refusedWith: -32602,
       pointer: "/destination/screen")

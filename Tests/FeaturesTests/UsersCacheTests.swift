@@ -70,6 +70,7 @@ import Testing
       $0.results = IdentifiedArray(all)
     }
     #expect(await backend.currentStatus.requests == ["listUsers": 1])
+    await store.expireList(on: clock)
     await store.finish()
   }
 
@@ -98,6 +99,7 @@ import Testing
         expiresAt: fixedTimestamp.addingTimeInterval(120))
     }
     #expect(await backend.currentStatus.requests == ["listUsers": 1])
+    await store.expireList(on: clock, after: .seconds(60))
     await store.finish()
   }
 
@@ -125,7 +127,7 @@ import Testing
     let backend = Backend(seed: 1, latencyMs: 50, failRate: 1, fallbackFailRate: 0, clock: clock)
     let store = TestStore(feature: feature(backend))
     await store.send(.load) { $0.load.status = .loading }
-    await clock.run(until: store)
+    await clock.advance(by: .milliseconds(1_650))
     await store.receive(.internal(.loaded(users: all, source: .fallback))) {
       $0.load = freshLoad
       $0.source = .fallback
@@ -135,6 +137,7 @@ import Testing
     #expect(await backend.currentStatus.requests == ["listUsers": 4, "listUsersFallback": 1])
     // 4 primary attempts of 50 ms, waits of 200 + 400 + 800 ms, 50 ms for the fallback.
     #expect(clock.now.offset == .milliseconds(1_650))
+    await store.expireList(on: clock)
     await store.finish()
   }
 
@@ -168,6 +171,7 @@ import Testing
       $0.users = IdentifiedArray(all)
       $0.results = IdentifiedArray(all)
     }
+    await store.receive(.internal(.expired)) { $0.load.isStale = true }  // run went past it
     await store.finish()
   }
 }

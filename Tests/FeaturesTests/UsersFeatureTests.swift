@@ -32,6 +32,7 @@ import Testing
     }
     await store.send(.load)  // already loaded from the network, and fresh: nothing to do
     #expect(await backend.currentStatus.requests == ["listUsers": 1])  // no fallback
+    await store.expireList(on: clock)
     await store.finish()
   }
 
@@ -75,6 +76,7 @@ import Testing
       $0.results = IdentifiedArray(users)
     }
     await store.send(.retry)  // not failed: nothing to retry
+    await store.expireList(on: clock)
     await store.finish()
   }
 
@@ -84,6 +86,7 @@ import Testing
       $0.load = freshLoad
       $0.source = .network
     }
+    await store.expireList(on: clock)
     await store.finish()
   }
 
@@ -103,6 +106,7 @@ import Testing
       $0.results = IdentifiedArray(users)
     }
     #expect(await backend.currentStatus.requests["listUsers"] == 2)
+    await store.expireList(on: clock)
     await store.finish()
   }
 

@@ -1,42 +1,36 @@
 import StateKit
 
-/// A typed navigation stack as state, composed with `users` as a child: push, pop, and deep
-/// links that load what they need first.
+/// A typed navigation stack as state that reads the users from the `users` store: push, pop,
+/// and deep links to a user's screen.
 ///
-/// `openURL "app://users/42"` loads the users if needed, selects 42 and pushes its detail
-/// only once it exists; an unknown or malformed URL emits `toast` and leaves the path alone.
+/// The stack keeps no copy of the users: `push userDetail` and `openURL "app://users/42"` look
+/// the user up in `users` (a ``Shared`` handle) as it is now, and push the screen only when the
+/// user exists there; an unknown user, or an unknown or malformed URL, emits `toast` and leaves
+/// the path alone. The user on the top screen is kept as read then (`shownUser`), with the
+/// `users` version it was read at.
 public struct NavigationFeature: Feature {
-  /// The embedded users state and the stack of screens.
+  /// The stack of screens and the user shown on top.
   public struct State: Codable, Equatable, Sendable {
-    public var users: UsersFeature.State
     public var path: [Destination]
-    /// A deep link's user waiting for the users to load. Private.
-    public var pendingUserId: Int?
+    /// The user of the top screen, as `users` held it when that screen was last pushed or
+    /// uncovered; `null` when the top screen is not a user's.
+    public var shownUser: User?
+    /// The version of the `users` store `shownUser` was read at; `null` with it.
+    public var usersVersion: UInt64?
 
-    public init(
-      users: UsersFeature.State = UsersFeature.State(), path: [Destination] = [],
-      pendingUserId: Int? = nil
-    ) {
-      self.users = users
+    public init(path: [Destination] = [], shownUser: User? = nil, usersVersion: UInt64? = nil) {
       self.path = path
-      self.pendingUserId = pendingUserId
+      self.shownUser = shownUser
+      self.usersVersion = usersVersion
     }
   }
 
-  /// The published navigation: the users view and the path.
-  public struct View: Codable, Equatable, Sendable {
-    public var users: UsersFeature.View
-    public var path: [Destination]
-  }
-
-  /// Stack operations, deep links, and the child's actions.
+  /// Stack operations and deep links.
   public enum Action: Codable, Equatable, Sendable {
     case push(destination: Destination)
     case pop
     case popToRoot
     case openURL(url: String)
-    /// An action of the embedded `users` feature, in its wire shape.
-    case users(action: ChildAction<UsersFeature>)
   }
 
   /// `toast` when a URL or a destination cannot be opened.
@@ -46,56 +40,42 @@ public struct NavigationFeature: Feature {
 
   public static let name = "navigation"
 
-  let users: Scope<NavigationFeature, UsersFeature>
+  /// The users this stack opens screens for: the `users` store's state.
+  public let users: Shared<UsersFeature.State>
 
-  /// A navigation stack embedding `users` as its child.
-  public init(users: UsersFeature) {
-    self.users = Scope(
-      state: \.users,
-      action: ActionPath(
-        embed: { .users(action: ChildAction($0)) },
-        extract: { if case .users(let child) = $0 { child.action } else { nil } }),
-      child: users)
+  /// A navigation stack reading the users from `users`: the `users` store by default, bound by
+  /// the server; a test gives a fixed `Shared(fixed: state, version:)`.
+  public init(users: Shared<UsersFeature.State> = Shared(UsersFeature.self)) {
+    self.users = users
   }
+
+  public var dependencies: [SharedDependency] { [users.dependency] }
 
   public var initialState: State { State() }
 
-  public func view(of state: State) -> View {
-    View(users: users.child.view(of: state.users), path: state.path)
-  }
-
-  public func validate(_ action: Action) throws(ActionValidationError) {
-    guard case .users(let child) = action else { return }
-    do {
-      try users.child.validate(child.action)
-    } catch {
-      throw ActionValidationError(pointer: "/action" + error.pointer, reason: error.reason)
-    }
-  }
-
   public func reduce(into state: inout State, action: Action) -> Effect<Action, Event> {
-    if let effect = users.reduce(into: &state, action: action) {
-      guard case .users(let child) = action else { return effect }
-      return .merge(effect, followUp(&state, after: child.action))
-    }
     switch action {
     case .push(.userDetail(let id)):
-      guard state.users.users[id: id] != nil else {
+      guard let user = users.current?.value.users[id: id] else {
         return .emit(.toast(message: "User \(id) does not exist."))
       }
-      state.path.append(.userDetail(userId: id))
+      state.path.append(.userDetail(userId: user.id))
+      showTop(&state)
       return .none
 
     case .push(.settings):
       state.path.append(.settings)
+      showTop(&state)
       return .none
 
     case .pop:
       if !state.path.isEmpty { state.path.removeLast() }
+      showTop(&state)
       return .none
 
     case .popToRoot:
       state.path.removeAll()
+      showTop(&state)
       return .none
 
     case .openURL(let url):
@@ -104,51 +84,32 @@ public struct NavigationFeature: Feature {
       }
       guard case .userDetail(let id) = destination else {
         if state.path.last != destination { state.path.append(destination) }
+        showTop(&state)
         return .none
       }
-      guard state.users.load.status == .loaded else {
-        // Wait for the list; the load's outcome finishes the link (see `followUp`).
-        state.pendingUserId = id
-        return reduce(into: &state, action: .users(action: ChildAction(.load)))
+      guard let shared = users.current else {
+        return .emit(.toast(message: "Cannot open user \(id): the users store is not open."))
       }
-      return open(userId: id, &state)
-
-    case .users:
-      return .none  // reduced by the scope above
-    }
-  }
-
-  /// What the parent does once the child reduced one of its actions: finish a deep link when
-  /// the users arrive, and drop screens of a deleted user.
-  private func followUp(_ state: inout State, after child: UsersFeature.Action)
-    -> Effect<Action, Event>
-  {
-    switch child {
-    case .internal(.loaded):
-      guard let id = state.pendingUserId else { return .none }
-      state.pendingUserId = nil
-      return open(userId: id, &state)
-    case .internal(.loadFailed(let message, _)):
-      guard let id = state.pendingUserId else { return .none }
-      state.pendingUserId = nil
-      return .emit(.toast(message: "Cannot open user \(id): \(message)"))
-    case .delete(let id):
-      if let index = state.path.firstIndex(of: .userDetail(userId: id)) {
-        state.path.removeSubrange(index...)
+      guard shared.value.load.status == .loaded || !shared.value.users.isEmpty else {
+        return .emit(.toast(message: "Cannot open user \(id): the users are not loaded yet."))
       }
-      return .none
-    default:
+      guard shared.value.users[id: id] != nil else {
+        return .emit(.toast(message: "User \(id) does not exist."))
+      }
+      if state.path.last != .userDetail(userId: id) { state.path.append(.userDetail(userId: id)) }
+      showTop(&state)
       return .none
     }
   }
 
-  /// Selects user `id` through the child, then pushes its detail, if the user exists.
-  private func open(userId id: Int, _ state: inout State) -> Effect<Action, Event> {
-    guard state.users.users[id: id] != nil else {
-      return .emit(.toast(message: "User \(id) does not exist."))
+  /// Reads the top screen's user from `users` now, with the version it was read at.
+  private func showTop(_ state: inout State) {
+    guard case .userDetail(let id) = state.path.last, let shared = users.current else {
+      state.shownUser = nil
+      state.usersVersion = nil
+      return
     }
-    let select = reduce(into: &state, action: .users(action: ChildAction(.select(id: id))))
-    if state.path.last != .userDetail(userId: id) { state.path.append(.userDetail(userId: id)) }
-    return select
+    state.shownUser = shared.value.users[id: id]
+    state.usersVersion = shared.version
   }
 }

@@ -33,8 +33,9 @@ public struct LoadState: Codable, Equatable, Sendable {
   public var lastUpdated: Date?
   /// The time at which the list turns stale: `lastUpdated` plus the time to live.
   public var expiresAt: Date?
-  /// True when the list shown may be out of date: it is past `expiresAt` (checked when the
-  /// store starts and at each `load`), or a later load failed and this is the last good one.
+  /// True when the list shown may be out of date: it is past `expiresAt` (marked when that
+  /// time comes, by a timer each load sets, and checked when the store starts and at each
+  /// `load`), or a later load failed and this is the last good one.
   public var isStale: Bool
 
   /// A load state; idle by default.

@@ -52,6 +52,27 @@ extension UsersFeature {
     }
   }
 
+  /// Marks the list stale when it reaches `expiresAt`: a timer on the feature's clock, set
+  /// again by each load (the newest wins) and by a restore. It runs in the background, so a
+  /// `settled` load answers without waiting minutes for it. A list already stale, or one
+  /// expiring as it loads (a time to live of 0), gets none and the timer set before is
+  /// cancelled: the next `load` or restart checks its age.
+  func expiryTimer(_ state: State) -> Effect<Action, Never> {
+    guard !state.load.isStale, let expiresAt = state.load.expiresAt else {
+      return .cancel(id: CancelID.expiry)
+    }
+    let milliseconds = (expiresAt.timeIntervalSince(wallClock.now()) * 1000).rounded(.up)
+    guard milliseconds > 0, let delay = Int64(exactly: milliseconds) else {
+      return .cancel(id: CancelID.expiry)
+    }
+    return .run { [clock] send in
+      try await clock.sleep(for: .milliseconds(delay))
+      await send(.internal(.expired))
+    }
+    .cancellable(id: CancelID.expiry, cancelInFlight: true)
+    .background()
+  }
+
   /// Recomputes `expiresAt` from `lastUpdated` and this run's time to live (a restart may
   /// change it with `--users-ttl`).
   func refreshExpiry(_ state: inout State) {

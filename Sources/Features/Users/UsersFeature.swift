@@ -44,7 +44,7 @@ public struct UsersFeature: Feature {
     self.timeToLive = timeToLive
   }
 
-  enum CancelID { case load, search }
+  enum CancelID { case load, search, expiry }
 
   public var initialState: State { State() }
 
@@ -81,6 +81,11 @@ public struct UsersFeature: Feature {
     case .internal(.restored):
       refreshExpiry(&state)
       markStaleIfExpired(&state)
+      return expiryTimer(state)
+
+    case .internal(.expired):
+      // Only a list that was loaded ages; a load since restarted the timer.
+      if state.load.lastUpdated != nil { state.load.isStale = true }
       return .none
 
     case .internal(.loaded(let users, let source)):
@@ -96,7 +101,7 @@ public struct UsersFeature: Feature {
         state.results = state.users
       }
       if let id = state.selectedId, state.users[id: id] == nil { state.selectedId = nil }
-      return send
+      return .merge(send, expiryTimer(state))
 
     case .internal(.loadFailed(let message, let recoverable)):
       state.load.status = .failed

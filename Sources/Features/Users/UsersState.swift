@@ -140,6 +140,8 @@ extension UsersFeature {
     public enum Internal: Codable, Equatable, Sendable {
       /// The store was restored from the cache: check its age against the time to live.
       case restored
+      /// The list reached `expiresAt`: the expiry timer set by the last load fired.
+      case expired
       case loaded(users: [User], source: Source)
       case loadFailed(message: String, recoverable: Bool)
       case searchAnswered(query: String, users: [User])

@@ -32,6 +32,7 @@ public struct Effect<Action: Sendable, Event: Sendable>: Sendable {
     case cancelMatching(@Sendable (EffectID) -> Bool)
     case cancellable(EffectID, cancelInFlight: Bool, Effect)
     case debounce(EffectID, Duration, any Clock<Duration>, Effect)
+    case background(Effect)
     case merge([Effect])
     case concatenate([Effect])
     /// Runs the effect; sends the action once it ended, when any of its tasks was cancelled.
@@ -92,6 +93,22 @@ public struct Effect<Action: Sendable, Event: Sendable>: Sendable {
   public func cancellable(id: some Hashable & Sendable, cancelInFlight: Bool = false) -> Self {
     Self(.cancellable(EffectID(id), cancelInFlight: cancelInFlight, self))
   }
+
+  /// Runs this effect (and all it starts) in the background: like any other effect, but no
+  /// client waits for it. `dispatch` with `wait: "settled"` answers without it, the shutdown's
+  /// drain cancels it instead of waiting, and what it changes is published with no `cause`.
+  /// For a timer set far ahead (a list's expiry) or a subscription; a test still ends it
+  /// (advance the test clock past it, or cancel it) before `finish()`.
+  ///
+  /// ```swift
+  /// return .run { send in
+  ///   try await clock.sleep(for: .seconds(300))
+  ///   await send(.internal(.expired))
+  /// }
+  /// .cancellable(id: CancelID.expiry, cancelInFlight: true)
+  /// .background()
+  /// ```
+  public func background() -> Self { Self(.background(self)) }
 
   /// Starts this effect after `duration` of quiet on `clock`: each new debounced effect with
   /// the same `id` cancels the previous one, whether it is still waiting or already running.
@@ -176,6 +193,7 @@ extension Effect {
       return Effect<A, E>(.cancellable(id, cancelInFlight: cancelInFlight, map(inner)))
     case .debounce(let id, let duration, let clock, let inner):
       return Effect<A, E>(.debounce(id, duration, clock, map(inner)))
+    case .background(let inner): return Effect<A, E>(.background(map(inner)))
     case .merge(let effects): return Effect<A, E>(.merge(effects.map(map)))
     case .concatenate(let effects): return Effect<A, E>(.concatenate(effects.map(map)))
     case .onCancel(let action, let inner):
@@ -202,6 +220,7 @@ extension Effect {
       )
     case .debounce(let id, let duration, let clock, let inner):
       return Self(.debounce(id.scoped(by: scope), duration, clock, inner.scoped(by: scope)))
+    case .background(let inner): return Self(.background(inner.scoped(by: scope)))
     case .merge(let effects): return Self(.merge(effects.map { $0.scoped(by: scope) }))
     case .concatenate(let effects):
       return Self(.concatenate(effects.map { $0.scoped(by: scope) }))

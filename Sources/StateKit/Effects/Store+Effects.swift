@@ -110,6 +110,11 @@ extension Store {
           return false
         }
       ]
+    case .background(let inner):
+      var innerContext = context
+      innerContext.transaction = .background
+      innerContext.cause = nil
+      return start(inner, in: innerContext)
     case .merge(let effects):
       return effects.flatMap { start($0, in: context) }
     case .concatenate(let effects):
@@ -200,7 +205,7 @@ extension Store {
         waiter.resume()
       }
     }
-    if running.isEmpty {
+    if isIdle {
       let waiters = idleWaiters
       idleWaiters.removeAll()
       for waiter in waiters { waiter.resume() }
@@ -244,11 +249,16 @@ extension Store {
     for effect in running.values where effect.transaction == transaction { effect.task.cancel() }
   }
 
-  /// Returns once no effect of this store runs.
+  /// Returns once no effect of this store runs but background ones (`Effect.background()`),
+  /// which nothing waits for.
   public func idle() async {
-    guard !isClosed, !running.isEmpty else { return }
+    guard !isClosed, !isIdle else { return }
     await withCheckedContinuation { idleWaiters.append($0) }
   }
+
+  /// Whether every effect still running is a background one (counted under
+  /// `Transaction.background`).
+  private var isIdle: Bool { running.count == liveEffects[.background] ?? 0 }
 
   /// Cancels every effect and resolves every waiter; later sends are ignored. Idempotent.
   public func close() {

@@ -26,10 +26,11 @@ public protocol AnyStore: AnyObject {
   func send(wire action: JSON, cause: JSON?) throws(ActionError) -> Transaction
 
   /// Returns once every effect started by the transaction's action, and by the actions those
-  /// effects fed back, has finished (or the store was closed).
+  /// effects fed back, has finished (or the store was closed); background effects
+  /// (`Effect.background()`, a timer set far ahead) are not waited for.
   func settled(_ transaction: Transaction) async
 
-  /// Returns once no effect of this store is running.
+  /// Returns once no effect of this store is running but background ones.
   func idle() async
 
   /// Cancels every effect; no effect outlives its store. Idempotent.
@@ -103,6 +104,10 @@ extension Publication {
 public struct Transaction: Hashable, Sendable {
   public let rawValue: UInt64
   public init(rawValue: UInt64) { self.rawValue = rawValue }
+
+  /// The transaction of background effects (`Effect.background()`) and of what they send:
+  /// no client's (those count from 1), so no `settled` waits for them.
+  public static let background = Transaction(rawValue: 0)
 }
 
 /// Why a wire action was not reduced. The server maps `refused` to -32003 and `invalid` to

@@ -10,7 +10,7 @@ extension Feature {
   /// ```
   public func descriptor() -> FeatureDescriptor {
     let names = Self.caseNames
-    return FeatureDescriptor(
+    var descriptor = FeatureDescriptor(
       name: Self.name,
       publicActions: names.publicActions,
       eventNames: names.events,
@@ -34,6 +34,8 @@ extension Feature {
       makeStore: { id, initial, restoring throws(ActionError) in
         try Store(feature: self, id: id, initial: initial, restoring: restoring)
       })
+    descriptor.dependencies = dependencies.filter(\.readsAStore)
+    return descriptor
   }
 }
 

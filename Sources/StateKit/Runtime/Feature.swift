@@ -46,6 +46,11 @@ public protocol Feature: Sendable {
 
   var initialState: State { get }
 
+  /// The other stores this feature reads (``Shared`` handles among its dependencies): the
+  /// server binds each to its open stores at start-up and refuses to start when one is missing.
+  /// The default reads none.
+  var dependencies: [SharedDependency] { get }
+
   /// Refuses a public action before it is reduced; the state is left untouched and the
   /// client gets the error's pointer and reason. The reducer itself never fails.
   func validate(_ action: Action) throws(ActionValidationError)
@@ -92,6 +97,7 @@ public protocol Feature: Sendable {
 extension Feature {
   public static var isPersistent: Bool { false }
   public static var schemaVersion: Int { 1 }
+  public var dependencies: [SharedDependency] { [] }
   public func validate(_ action: Action) throws(ActionValidationError) {}
   /// Accepts every state that decodes.
   public func validate(state: State) throws(ActionValidationError) {}

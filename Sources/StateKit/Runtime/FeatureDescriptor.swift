@@ -17,6 +17,8 @@ public struct FeatureDescriptor: Sendable {
   public var caseNameProblems: [SchemaProblem]
   public var isPersistent: Bool
   public var schemaVersion: Int
+  /// The other stores the feature reads (``Feature/dependencies``), for the server to bind.
+  public var dependencies: [SharedDependency] = []
   /// JSON Schema (2020-12) of the published view, derived from the Swift types.
   public var viewSchema: JSON {
     get { schemas.value.view }

@@ -63,6 +63,12 @@ public enum Replay {
     let lines = try RecordingReader.lines(path: path)
     let byName = Dictionary(features.map { ($0.name, $0) }) { first, _ in first }
     var stores: [String: any AnyStore] = [:]
+    // A feature that reads another store (`Shared`) reads the replayed one, as it stands at
+    // this point of the recording: the recording interleaves every store's entries in the order
+    // they were reduced, so each read finds the state the recorded reduce found.
+    for feature in features {
+      for dependency in feature.dependencies { dependency.bind { stores[$0] } }
+    }
     let latest = Latest()
     var entries = 0
     var opened = 0

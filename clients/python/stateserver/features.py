@@ -317,8 +317,9 @@ class NavigationStatePathItemSettings(TypedDict):
 
 
 class NavigationState(TypedDict):
-    users: UsersState
     path: List[Union[NavigationStatePathItemUserDetail, NavigationStatePathItemSettings]]
+    shownUser: Optional[UsersStateUsersItem]
+    usersVersion: Optional[int]
 
 
 class NavigationPushAction(TypedDict):
@@ -337,11 +338,6 @@ class NavigationPopToRootAction(TypedDict):
 class NavigationOpenURLAction(TypedDict):
     type: Literal["openURL"]
     url: str
-
-
-class NavigationUsersAction(TypedDict):
-    type: Literal["users"]
-    action: Union[UsersLoadAction, UsersRefreshAction, UsersRetryAction, UsersSearchAction, UsersSelectAction, UsersDeselectAction, UsersDeleteAction, UsersRenameAction, UsersResolveConflictAction]
 
 
 class NavigationToastEvent(TypedDict):
@@ -427,7 +423,6 @@ NavigationAction = Union[
     NavigationPopAction,
     NavigationPopToRootAction,
     NavigationOpenURLAction,
-    NavigationUsersAction,
 ]
 NavigationEvent = NavigationToastEvent
 

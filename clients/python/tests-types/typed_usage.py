@@ -12,8 +12,7 @@ def typed(client: Client) -> int:
     notes.dispatch({"type": "resolveConflict", "id": "note-1", "keep": "server"})
     push: NavigationAction = {"type": "push", "destination": {"screen": "userDetail", "userId": 42}}
     features.store(client, "navigation").dispatch(push)
-    features.store(client, "navigation").dispatch(
-        {"type": "users", "action": {"type": "select", "id": 3}})
+    features.store(client, "navigation").dispatch({"type": "openURL", "url": "app://users/3"})
 
     notes.dispatch({"type": "add", "txt": "Heron"})  # type: ignore[arg-type]
     add: NotesAddAction = {"type": "add", "txt": "Heron"}  # type: ignore[typeddict-item, typeddict-unknown-key]

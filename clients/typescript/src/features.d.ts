@@ -376,56 +376,19 @@ export type NotesEvent = never;
 
 /** `navigation`: the published state. */
 export type NavigationState = {
-  users: {
-    load: {
-      status: "idle" | "loading" | "loaded" | "failed";
-      error: {
-        message: string;
-        recoverable: boolean;
-      } | null;
-      lastUpdated: string | null;
-      expiresAt: string | null;
-      isStale: boolean;
-    };
-    source: "network" | "fallback" | "cache" | null;
-    users: {
-      id: number;
-      name: string;
-      email: string;
-      version: number;
-    }[];
-    query: string;
-    results: {
-      id: number;
-      name: string;
-      email: string;
-      version: number;
-    }[];
-    searching: boolean;
-    selectedId: number | null;
-    selected: {
-      id: number;
-      name: string;
-      email: string;
-      version: number;
-    } | null;
-    edits: {
-      id: number;
-      name: string;
-      baseVersion: number;
-      previousName: string | null;
-      status: "pending" | "sending" | "conflict";
-      serverName: string | null;
-      serverVersion: number | null;
-    }[];
-    renameError: string | null;
-  };
   path: ({
     screen: "userDetail";
     userId: number;
   } | {
     screen: "settings";
   })[];
+  shownUser: {
+    id: number;
+    name: string;
+    email: string;
+    version: number;
+  } | null;
+  usersVersion: number | null;
 };
 /** `navigation` action `push`. */
 export type NavigationPushAction = {
@@ -450,43 +413,12 @@ export type NavigationOpenURLAction = {
   type: "openURL";
   url: string;
 };
-/** `navigation` action `users`. */
-export type NavigationUsersAction = {
-  type: "users";
-  action: {
-    type: "load";
-  } | {
-    type: "refresh";
-  } | {
-    type: "retry";
-  } | {
-    type: "search";
-    query: string;
-  } | {
-    type: "select";
-    id: number;
-  } | {
-    type: "deselect";
-  } | {
-    type: "delete";
-    id: number;
-  } | {
-    type: "rename";
-    id: number;
-    name: string;
-  } | {
-    type: "resolveConflict";
-    id: number;
-    keep: "local" | "server";
-  };
-};
 /** Every `navigation` action, discriminated by `type`. */
 export type NavigationAction = 
   | NavigationPushAction
   | NavigationPopAction
   | NavigationPopToRootAction
-  | NavigationOpenURLAction
-  | NavigationUsersAction;
+  | NavigationOpenURLAction;
 /** `navigation` event `toast`. */
 export type NavigationToastEvent = {
   type: "toast";

@@ -12,7 +12,7 @@ export async function typed(): Promise<number> {
     type: 'push', destination: { screen: 'userDetail', userId: 42 },
   };
   await client.dispatch('navigation', push);
-  await client.dispatch('navigation', { type: 'users', action: { type: 'select', id: 3 } });
+  await client.dispatch('navigation', { type: 'openURL', url: 'app://users/3' });
   // A store that names no feature takes any action.
   await client.dispatch('scratch', { type: 'anything', at: 1 });
 
