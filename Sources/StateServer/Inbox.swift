@@ -2,7 +2,7 @@ import FoundationEssentials
 import JSON
 
 /// One input line as the reader hands it over: already parsed, so the JSON parse runs on the
-/// reader thread in parallel with reducing on the main actor.
+/// reader thread in parallel with reducing on the state actor.
 enum InboundLine: Sendable {
   /// A plain request whose framing ``RequestEnvelope`` read: valid as an envelope already.
   case request(RequestEnvelope)
@@ -19,7 +19,7 @@ enum InboundLine: Sendable {
 }
 
 /// The hand-off from a reader thread (an attached client's ``LineReader``, or the main loop's
-/// ``ParseAhead``) to the main actor. Lines move in batches, one main-actor hop per batch: a
+/// ``ParseAhead``) to the state actor. Lines move in batches, one main-actor hop per batch: a
 /// hop per line costs about 25 times more (measured here: 5.5 s against 0.2 s per million
 /// lines through an AsyncStream).
 ///
@@ -30,7 +30,7 @@ enum InboundLine: Sendable {
 /// are served in input order whoever parsed them.
 ///
 /// The reader waits in its push while `capacity` lines or `maxBytes` bytes of input are
-/// queued, parsed or not, so a main actor that falls behind slows the reader down instead of
+/// queued, parsed or not, so a state actor that falls behind slows the reader down instead of
 /// letting memory grow.
 final class Inbox: @unchecked Sendable {
   // Safety: every stored `var` is only touched with `condition` locked; `capacity`, `maxBytes`

@@ -1,5 +1,6 @@
 import CMainQueue
 import JSON
+import StateKit
 
 #if canImport(Glibc)
   import Glibc
@@ -8,17 +9,17 @@ import JSON
 #endif
 
 /// The process's main thread as the server's one hot thread: it waits in `poll(2)` on stdin and
-/// on the main queue's handle, reads and parses a line, runs the main actor's work (reducers,
+/// on the main queue's handle, reads and parses a line, runs the state actor's work (reducers,
 /// effects' continuations, replies) and writes the answer itself (``StdoutWriter``'s direct
 /// write), with no hand-off to another thread.
 ///
-/// A request used to wake three threads in turn (reader, main actor, writer); on these virtual
+/// A request used to wake three threads in turn (reader, state actor, writer); on these virtual
 /// machines a wake-up costs more than the request's own work. Threads remain where they pay
 /// off: the ``ParseAhead`` thread reads and parses while input queues up (a pipelining
 /// client), the writer thread takes over when output queues up (a slow client), and the signal
 /// thread only forwards signals. Reading stops while the output is over its budget or lines
 /// are held back for it (``Connection/wantsInput``), exactly like the reader thread's wait.
-@MainActor
+@StateActor
 final class MainLoop {
   /// Where the next lines come from, or nothing while the connection wants none.
   enum Source {
@@ -128,7 +129,7 @@ final class MainLoop {
   /// Runs the main queue and serves stdin on the calling thread, forever: the process ends
   /// by `exit` (the server's `run` returning, or a second signal). `loop` is filled in once
   /// the server has opened its stores.
-  static func run(input: Int32, loop: @escaping @MainActor () -> MainLoop?) -> Never {
+  static func run(input: Int32, loop: @escaping @StateActor () -> MainLoop?) -> Never {
     let handle = cmainqueue_handle()
     // Ours to read: the main queue's eventfd is never read blocking (a spurious wake-up must
     // not park the thread that runs everything).

@@ -19,7 +19,7 @@ extension Server {
   /// ```
   ///
   /// Serves on the main thread (``runOnMainThread(input:output:)``) and never returns.
-  @MainActor
+  @StateActor
   public static func main(
     name: String, version: String, summary: String? = nil, features: [FeatureDescriptor]
   ) -> Never {
@@ -32,7 +32,7 @@ extension Server {
   /// holds the server's options at `server`, `flags` come after the server's in `--help`, and
   /// `features` builds the features from the options parsed. `codegen` and `replay` build them
   /// from the defaults.
-  @MainActor
+  @StateActor
   public static func main<Options: Sendable>(
     name: String, version: String, summary: String? = nil, options: Options,
     server: WritableKeyPath<Options, ServerOptions> & Sendable, flags: [Flag<Options>] = [],
@@ -46,7 +46,7 @@ extension Server {
 
   /// Not generic, and kept apart: Swift 6.3.1's optimizer crashed (JumpThreadSimplifyCFG) on
   /// this switch inlined into a specialization of the generic `main` in a release build.
-  @MainActor @inline(never)
+  @StateActor @inline(never)
   private static func perform(_ launch: Launch) -> Never {
     switch launch {
     case .exit(let status): exit(status)
@@ -67,7 +67,7 @@ extension Server {
   /// Reads `arguments` (without the program name): runs a subcommand, prints help, version or
   /// a usage error (status 2), or returns the server to run. Separate from `main` so tests can
   /// see what a command line does.
-  @MainActor
+  @StateActor
   public static func launch<Options: Sendable>(
     name: String, version: String, summary: String? = nil, options defaults: Options,
     server part: WritableKeyPath<Options, ServerOptions> & Sendable, flags: [Flag<Options>] = [],

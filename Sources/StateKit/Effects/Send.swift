@@ -10,18 +10,18 @@
 ///   await send(.searchResponse(users))
 /// }
 /// ```
-@MainActor
+@StateActor
 public struct Send<Action: Sendable>: Sendable {
-  let deliver: @MainActor @Sendable (Action) -> Void
+  let deliver: @StateActor @Sendable (Action) -> Void
 
   /// Makes a `Send` that hands every action to `deliver` (for custom runtimes and tests).
-  public init(_ deliver: @escaping @MainActor @Sendable (Action) -> Void) {
+  public init(_ deliver: @escaping @StateActor @Sendable (Action) -> Void) {
     self.deliver = deliver
   }
 
   /// Sends `action` to the store, unless the calling effect was cancelled.
   public func callAsFunction(_ action: Action) {
-    // `Task.isCancelled` is the effect's own task: `await send(x)` hops to the main actor
+    // `Task.isCancelled` is the effect's own task: `await send(x)` hops to the state actor
     // but stays in the same task.
     guard !Task.isCancelled else { return }
     deliver(action)

@@ -40,7 +40,7 @@ public struct FeatureDescriptor: Sendable {
   /// `restoring` a persisted snapshot (private state and version). Throws `ActionError.invalid`
   /// when either does not decode.
   public var makeStore:
-    @MainActor @Sendable (
+    @StateActor @Sendable (
       _ id: String, _ initial: JSON?, _ restoring: (state: JSON, version: UInt64)?
     )
       throws(ActionError) -> any AnyStore
@@ -54,7 +54,7 @@ public struct FeatureDescriptor: Sendable {
     schemaVersion: Int, viewSchema: JSON, actionSchemas: [String: JSON],
     eventSchemas: [String: JSON],
     makeStore:
-      @escaping @MainActor @Sendable (String, JSON?, (state: JSON, version: UInt64)?)
+      @escaping @StateActor @Sendable (String, JSON?, (state: JSON, version: UInt64)?)
       throws(ActionError) -> any AnyStore
   ) {
     self.init(
@@ -73,7 +73,7 @@ public struct FeatureDescriptor: Sendable {
     caseNameProblems: [SchemaProblem], isPersistent: Bool,
     schemaVersion: Int, deriveSchemas derive: @escaping @Sendable () -> FeatureSchemas,
     makeStore:
-      @escaping @MainActor @Sendable (String, JSON?, (state: JSON, version: UInt64)?)
+      @escaping @StateActor @Sendable (String, JSON?, (state: JSON, version: UInt64)?)
       throws(ActionError) -> any AnyStore
   ) {
     self.init(
@@ -88,7 +88,7 @@ public struct FeatureDescriptor: Sendable {
     caseNameProblems: [SchemaProblem], isPersistent: Bool, schemaVersion: Int,
     schemas: SchemaCell,
     makeStore:
-      @escaping @MainActor @Sendable (String, JSON?, (state: JSON, version: UInt64)?)
+      @escaping @StateActor @Sendable (String, JSON?, (state: JSON, version: UInt64)?)
       throws(ActionError) -> any AnyStore
   ) {
     self.name = name
