@@ -1,4 +1,3 @@
-import CMainQueue
 import JSON
 import StateKit
 
@@ -9,9 +8,9 @@ import StateKit
 #endif
 
 /// The process's main thread as the server's one hot thread: it waits in `poll(2)` on stdin and
-/// on the main queue's handle, reads and parses a line, runs the state actor's work (reducers,
-/// effects' continuations, replies) and writes the answer itself (``StdoutWriter``'s direct
-/// write), with no hand-off to another thread.
+/// on the state actor's wake-up pipe (``StateExecutor``), reads and parses a line, runs the
+/// state actor's work (reducers, effects' continuations, replies) and writes the answer itself
+/// (``StdoutWriter``'s direct write), with no hand-off to another thread.
 ///
 /// A request used to wake three threads in turn (reader, state actor, writer); on these virtual
 /// machines a wake-up costs more than the request's own work. Threads remain where they pay
@@ -126,21 +125,22 @@ final class MainLoop {
     if stolen.isEmpty || returned { ownRetired.dropAll() }
   }
 
-  /// Runs the main queue and serves stdin on the calling thread, forever: the process ends
-  /// by `exit` (the server's `run` returning, or a second signal). `loop` is filled in once
-  /// the server has opened its stores.
+  /// Runs the state actor's jobs and serves stdin on the calling thread, which has taken the
+  /// actor over (``StateExecutor/takeOver()``), forever: the process ends by `exit` (the
+  /// server's `run` returning, or a second signal). `loop` is filled in once the server has
+  /// opened its stores.
   static func run(input: Int32, loop: @escaping @StateActor () -> MainLoop?) -> Never {
-    let handle = cmainqueue_handle()
-    // Ours to read: the main queue's eventfd is never read blocking (a spurious wake-up must
-    // not park the thread that runs everything).
-    _ = fcntl(handle, F_SETFL, fcntl(handle, F_GETFL) | O_NONBLOCK)
+    let executor = StateExecutor.shared
+    let wake = executor.wakeDescriptor
     var fds = [
-      pollfd(fd: handle, events: Int16(POLLIN), revents: 0),
+      pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
       pollfd(fd: -1, events: Int16(POLLIN), revents: 0),
     ]
-    cmainqueue_drain()
     var trim = IdleTrim()
     while true {
+      // Every job first, those this thread enqueued too (they wrote no wake-up): then the
+      // loop may sleep.
+      executor.runJobs()
       let current = loop()
       let source = current?.source ?? .none
       switch source {
@@ -166,9 +166,9 @@ final class MainLoop {
       default: break
       }
       if fds[0].revents != 0 {
-        var value: UInt64 = 0
-        _ = read(handle, &value, 8)
-        cmainqueue_drain()
+        // Before the jobs run (next turn): an enqueue after this read wakes the loop again.
+        var sink = (UInt64(0), UInt64(0))
+        _ = read(wake, &sink, 16)
       }
     }
   }

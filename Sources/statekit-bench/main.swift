@@ -92,4 +92,6 @@ func run() {
   if operations == 0 { print("  (no patch operations were published: broken)") }
 }
 
-run()
+// On the main thread, as the server runs its stores: it takes the state actor's executor over.
+StateExecutor.shared.takeOver()
+StateActor.assumeIsolated { run() }

@@ -43,8 +43,9 @@ public final class StateExecutor: SerialExecutor {
   private let driver = Atomic<UInt>(0)
   private let queue = DispatchQueue(label: "stateserver.state")
   private let onQueue = DispatchSpecificKey<Bool>()
-  /// The wake pipe's ends (-1 until ``takeOver()``).
-  private let wakeEnds = Atomic<Int64>(-1)
+  /// The wake pipe's ends (-1 until ``takeOver()``), stored before the driver is.
+  private let wakeReader = Atomic<Int32>(-1)
+  private let wakeWriter = Atomic<Int32>(-1)
 
   private init() {
     queue.setSpecific(key: onQueue, value: true)
@@ -71,8 +72,9 @@ public final class StateExecutor: SerialExecutor {
     switch wake {
     case .none: break
     case .pipe:
+      // Never full: at most one byte waits per wake-up the loop has not taken.
       var byte: UInt8 = 1
-      _ = write(wakeWriter, &byte, 1)  // never full: one byte per wake-up pending
+      _ = write(wakeWriter.load(ordering: .acquiring), &byte, 1)
     case .queue: queue.async { self.drainOnQueue() }
     }
   }
@@ -112,7 +114,8 @@ public final class StateExecutor: SerialExecutor {
       _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
       _ = fcntl(end, F_SETFD, FD_CLOEXEC)
     }
-    wakeEnds.store(Int64(ends[0]) << 32 | Int64(ends[1]), ordering: .releasing)
+    wakeReader.store(ends[0], ordering: .releasing)
+    wakeWriter.store(ends[1], ordering: .releasing)
     let (exchanged, _) = driver.compareExchange(
       expected: 0, desired: me, ordering: .acquiringAndReleasing)
     precondition(exchanged, "stateserver: the state actor is already driven by another thread")
@@ -124,9 +127,7 @@ public final class StateExecutor: SerialExecutor {
 
   /// What the driving loop polls: readable when another thread enqueued a job. Read it (it
   /// is non-blocking) before ``runJobs()``.
-  package var wakeDescriptor: Int32 { Int32(truncatingIfNeeded: wakeEnds.load(ordering: .acquiring) >> 32) }
-
-  private var wakeWriter: Int32 { Int32(truncatingIfNeeded: wakeEnds.load(ordering: .acquiring)) }
+  package var wakeDescriptor: Int32 { wakeReader.load(ordering: .acquiring) }
 
   /// Runs every waiting job, and those they enqueue, on the driving thread. Returns when none
   /// is left; a job enqueued later by another thread writes to ``wakeDescriptor``.
