@@ -43,19 +43,21 @@ public struct Server: Sendable {
   /// Serves on the calling thread, which must be the process's main thread (top-level code),
   /// and never returns: the process exits with the status ``run(input:output:)`` would return.
   ///
-  /// The main thread reads stdin and runs the state actor itself (``MainLoop``): a request and
-  /// its answer cost no thread hand-off. Use it from an executable's `main.swift` instead of
-  /// `exit(await server.run())`; the server must own the main queue (no `dispatchMain()`).
-  @StateActor
+  /// The calling thread takes ``StateActor`` over (``StateExecutor``), then reads stdin and
+  /// runs the actor's jobs itself (``MainLoop``): a request and its answer cost no thread
+  /// hand-off. Use it from an executable's `main.swift` instead of `exit(await server.run())`.
   public func runOnMainThread(input: Int32 = 0, output: Int32 = 1) -> Never {
     final class Slot {
       var loop: MainLoop?
     }
-    let slot = Slot()
-    Task { @StateActor in
-      exit(await run(input: input, output: output) { slot.loop = $0 })
+    StateExecutor.shared.takeOver()
+    return StateActor.assumeIsolated {
+      let slot = Slot()
+      Task { @StateActor in
+        exit(await run(input: input, output: output) { slot.loop = $0 })
+      }
+      MainLoop.run(input: input) { slot.loop }
     }
-    MainLoop.run(input: input) { slot.loop }
   }
 
   /// Runs until shutdown and returns the process's exit status.
