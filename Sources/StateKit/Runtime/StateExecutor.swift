@@ -41,15 +41,19 @@ public final class StateExecutor: SerialExecutor {
   /// `pthread_self()` of the thread that drives the executor; 0 while the queue does. Read
   /// without the lock by ``enqueue(_:)`` and the isolation checks; written once.
   private let driver = Atomic<UInt>(0)
-  private let queue = DispatchQueue(label: "stateserver.state")
-  private let onQueue = DispatchSpecificKey<Bool>()
+  /// Made at its first use (a job enqueued while no thread drives the executor): the server,
+  /// whose main thread takes over before anything is enqueued, never makes it.
+  private static let queue = {
+    let queue = DispatchQueue(label: "stateserver.state")
+    queue.setSpecific(key: onQueue, value: true)
+    return queue
+  }()
+  private static let onQueue = DispatchSpecificKey<Bool>()
   /// The wake pipe's ends (-1 until ``takeOver()``), stored before the driver is.
   private let wakeReader = Atomic<Int32>(-1)
   private let wakeWriter = Atomic<Int32>(-1)
 
-  private init() {
-    queue.setSpecific(key: onQueue, value: true)
-  }
+  private init() {}
 
   private static var currentThread: UInt { UInt(bitPattern: Int(bitPattern: pthread_self())) }
 
@@ -75,7 +79,7 @@ public final class StateExecutor: SerialExecutor {
       // Never full: at most one byte waits per wake-up the loop has not taken.
       var byte: UInt8 = 1
       _ = write(wakeWriter.load(ordering: .acquiring), &byte, 1)
-    case .queue: queue.async { self.drainOnQueue() }
+    case .queue: Self.queue.async { self.drainOnQueue() }
     }
   }
 
@@ -122,7 +126,7 @@ public final class StateExecutor: SerialExecutor {
     // The queue's drain sees the driver at its next batch and stops: wait for it, so that
     // no job of this actor runs anywhere else from here on.
     let draining = state.withLock { $0.queueDraining }
-    if draining { queue.sync {} }
+    if draining { Self.queue.sync {} }
   }
 
   /// What the driving loop polls: readable when another thread enqueued a job. Read it (it
@@ -153,7 +157,7 @@ public final class StateExecutor: SerialExecutor {
   public func isIsolatingCurrentContext() -> Bool? {
     let driver = driver.load(ordering: .acquiring)
     if driver != 0 { return driver == Self.currentThread }
-    return DispatchQueue.getSpecific(key: onQueue) == true
+    return DispatchQueue.getSpecific(key: Self.onQueue) == true
   }
 
   public func checkIsolated() {
