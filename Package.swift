@@ -5,7 +5,7 @@ import PackageDescription
 //   stateserver -> StateServer -> StateKit -> JSON (JSON in Swift: no C below it)
 //   json-tool -> JSON, CJansson (jansson, to measure the Swift writer and parser against)
 //   stateserver -> Features -> StateKit
-//   StateServer -> CSQLite (persistence), CSignals (signal forwarding), CMainQueue, CPosix
+//   StateServer -> CSQLite (persistence), CSignals (signal forwarding), CPosix
 //   stateserver -> CStartupSignals (blocks the shutdown signals before any other code runs;
 //   a product, so that an application's own executable links it the same way)
 let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
@@ -48,8 +48,6 @@ let package = Package(
     .target(name: "CSignals"),
     // Only executables link it (the product above): a test runner must keep its default SIGINT.
     .target(name: "CStartupSignals"),
-    // libdispatch's main-queue hooks, for the server's main-thread loop (MainLoop.swift).
-    .target(name: "CMainQueue"),
     // The POSIX and glibc calls Swift's Glibc module does not import: a write to stdout that
     // never blocks (the main thread's direct writes) and malloc_trim (its header says why).
     .target(name: "CPosix"),
@@ -62,7 +60,7 @@ let package = Package(
     .target(name: "StateKitTesting", dependencies: ["StateKit", "JSON"], swiftSettings: strict),
     .target(
       name: "StateServer",
-      dependencies: ["StateKit", "CSQLite", "CSignals", "CMainQueue", "CPosix"],
+      dependencies: ["StateKit", "CSQLite", "CSignals", "CPosix"],
       swiftSettings: strict),
     .target(name: "Features", dependencies: ["StateKit"], swiftSettings: strict),
     // Benchmarks and cross-language checks of the JSON layer (bench/json, bench/patch, tests/).

@@ -7,7 +7,7 @@
     /// end. One `run()` can return while an effect, slowed by a busy machine, has yet to start
     /// its next sleep; this runs again until nothing is in flight (for at most `limit` of real
     /// time: only a failure bound).
-    @MainActor
+    @StateActor
     public func run<F: Feature>(until store: TestStore<F>, limit: Duration = .seconds(60)) async {
       let deadline = ContinuousClock.now.advanced(by: limit)
       await run()

@@ -13,7 +13,7 @@
   /// left unasserted, or when effects still run at `finish()` (or when the store is dropped).
   ///
   /// ```swift
-  /// @Test @MainActor func increments() async {
+  /// @Test @StateActor func increments() async {
   ///   let store = TestStore(feature: Counter())
   ///   await store.send(.increment) { $0.count = 1 }
   ///   await store.finish()
@@ -22,7 +22,7 @@
   ///
   /// Requires `Action: Equatable`. Failures are recorded with Swift Testing's `Issue.record`
   /// at the caller's line, listing the fields that differ.
-  @MainActor
+  @StateActor
   public final class TestStore<F: Feature> where F.Action: Equatable {
     /// The store under test: its effects and bookkeeping are the real ones.
     public let store: Store<F>
@@ -51,7 +51,7 @@
 
     /// Where failures go; nil records them as Swift Testing issues. TestStore's own tests catch
     /// them here to check the messages, so deliberate failures do not show as known issues.
-    @_spi(Testing) public var failureHandler: (@MainActor (String, SourceLocation) -> Void)?
+    @_spi(Testing) public var failureHandler: (@StateActor (String, SourceLocation) -> Void)?
 
     /// Whether a `TestStore` checks everything (`.on`) or only what the test asserts (`.off`).
     public enum Exhaustivity: Sendable {

@@ -11,7 +11,7 @@
   /// await countdown.cancel()
   /// await store.finish()
   /// ```
-  @MainActor
+  @StateActor
   public struct TestStoreTask<F: Feature> where F.Action: Equatable {
     let testStore: TestStore<F>
     /// The send's transaction in the store.

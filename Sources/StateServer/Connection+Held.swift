@@ -8,12 +8,12 @@ import StateKit
 ///
 /// A class: whether a patch is held is asked before every line queued, and a reference answers
 /// without copying the patch out.
-@MainActor
+@StateActor
 final class HeldPatch {
   var notice: PatchNotice
   /// Set once the merged operations of a root subscription outweigh the state: later changes
   /// only move `to`, and the patch becomes one `replace` of the whole state when released, so
-  /// no operation is kept (or freed on the main actor) per change.
+  /// no operation is kept (or freed on the state actor) per change.
   var whole: (any AnyStore)?
   /// The operation count at which to compare the operations with the state again (doubling).
   var checkAt = 64

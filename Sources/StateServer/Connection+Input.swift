@@ -9,7 +9,7 @@ extension Connection {
   /// Serves what the reader queued; called once per wake-up of the inbox. It takes again
   /// after serving, in the same job, until the take comes back empty (which ends the drain:
   /// the next push wakes it again), so a lone request costs one main-actor job, not two. After
-  /// ``drainRunBatches`` batches in a row it goes on in a new job instead, so the main actor's
+  /// ``drainRunBatches`` batches in a row it goes on in a new job instead, so the state actor's
   /// other work (effects, signals, attached clients) runs between batches of a busy client.
   /// When the output goes over its budget it stops between two lines and goes on once the
   /// writer has made room, so one read of many large answers never holds more than the budget.
@@ -28,17 +28,17 @@ extension Connection {
       let full = serve(&held)
       if held.isEmpty { served(through: heldOffset) }
       if full {
-        Task { @MainActor in
+        Task { @StateActor in
           await self.output.room()
           self.drainInbox()
         }
         return
       }
     }
-    Task { @MainActor in self.drainInbox() }
+    Task { @StateActor in self.drainInbox() }
   }
 
-  /// Batches one drain job serves before it lets the main actor's other jobs run.
+  /// Batches one drain job serves before it lets the state actor's other jobs run.
   static let drainRunBatches = 4
 
   /// Serves the lines the main loop read (``MainLoop``); `offset` is the input they reach.
@@ -57,7 +57,7 @@ extension Connection {
     guard output.isOverBudget else { return true }
     if !waitingForRoom {
       waitingForRoom = true
-      Task { @MainActor in
+      Task { @StateActor in
         await self.output.room()
         self.waitingForRoom = false
       }
@@ -70,7 +70,7 @@ extension Connection {
     if held.isEmpty { served(through: heldOffset) }
     guard full else { return }
     // Resumed as a main-queue job, which also wakes the main loop to read again.
-    Task { @MainActor in
+    Task { @StateActor in
       await self.output.room()
       if !self.held.isEmpty { self.serveHeld() }
     }

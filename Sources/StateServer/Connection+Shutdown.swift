@@ -23,7 +23,7 @@ extension Connection {
     phase = .draining
     log.info("shutting down", ["reason": reason])
     hub?.ownerBeganShutdown()
-    Task { @MainActor in await self.drainAndStop() }
+    Task { @StateActor in await self.drainAndStop() }
   }
 
   /// A shutdown signal. The first one drains, whatever else already began a drain (an editor
@@ -45,14 +45,14 @@ extension Connection {
       let offset = inputOffset()
       shutdownOffset = offset + unreadInput()
       served(through: servedOffset)
-      Task { @MainActor in
+      Task { @StateActor in
         try? await Task.sleep(for: self.options.drainTimeout)
         self.beginShutdown(reason: "signal \(number)")
       }
       return
     }
     log.warning("second signal; exiting without draining", ["signal": String(number)])
-    Task { @MainActor in
+    Task { @StateActor in
       _ = await Gate.waitAtMost(self.options.drainTimeout) {
         await self.registry.persistence?.flush()
       }

@@ -4,11 +4,11 @@ import StateKit
 /// The protocol engine of one client: turns input lines into calls on stores and stores'
 /// publications into output lines, in the order docs/protocol.md promises.
 ///
-/// Everything here runs on the main actor, where the stores live, so a whole input batch is
+/// Everything here runs on the state actor, where the stores live, so a whole input batch is
 /// served without a task hop: parse (already done by the reader), validate the envelope, route,
 /// `send` to a store (whose observer queues the patch and events synchronously), queue the
 /// response. The lines of a batch are committed to the writer together at its end.
-@MainActor
+@StateActor
 final class Connection {
   enum Phase {
     case serving
@@ -69,7 +69,7 @@ final class Connection {
   /// Bytes written to stdin and not read yet (`FIONREAD`); 0 when unknown.
   var unreadInput: @Sendable () -> Int = { 0 }
   /// Bytes of input read so far (the inbox's, or the main loop's).
-  var inputOffset: @MainActor () -> Int = { 0 }
+  var inputOffset: @StateActor () -> Int = { 0 }
   /// Writes a commit at once, without the writer thread, when it can (see
   /// ``StdoutWriter/writeDirectly(_:estimatedBytes:)``); nil: always through the queue.
   var writeDirectly: (@Sendable ([Outgoing], Int) -> Bool)?
@@ -370,7 +370,7 @@ final class Connection {
       return .dispatched(store: storeID, version: store.version)
     }
     let reply = PendingReply(id: id)
-    reply.work = Task { @MainActor [weak reply] in
+    reply.work = Task { @StateActor [weak reply] in
       await store.settled(transaction)
       reply?.succeed(["store": .string(storeID), "version": .integer(Int64(store.version))])
     }
@@ -480,7 +480,7 @@ final class Connection {
 }
 
 /// The responses of one batch, written as one array when the last of them is ready.
-@MainActor
+@StateActor
 private final class BatchReply {
   var responses: [JSON] = []
   var barriers: [String] = []

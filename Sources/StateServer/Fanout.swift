@@ -8,7 +8,7 @@ import StateKit
 ///
 /// One per connection: a client attached beside another (issue 12) gets its own, so what it
 /// subscribed to and how far behind it is never touch the others.
-@MainActor
+@StateActor
 final class Fanout {
   let registry: StoreRegistry
   /// `initialize`'s `subscribe`: whether every store is watched at its root automatically.

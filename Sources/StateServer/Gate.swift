@@ -1,5 +1,7 @@
-/// A one-way gate on the main actor: tasks wait until it opens; it never closes again.
-@MainActor
+import StateKit
+
+/// A one-way gate on the state actor: tasks wait until it opens; it never closes again.
+@StateActor
 final class Gate {
   private(set) var isOpen = false
   private var waiters: [CheckedContinuation<Void, Never>] = []
@@ -18,17 +20,17 @@ final class Gate {
 
   /// Runs `work` for at most `timeout`; returns whether it finished in time. The work is
   /// cancelled when the time is up.
-  static func waitAtMost(_ timeout: Duration, _ work: @escaping @MainActor () async -> Void) async
+  static func waitAtMost(_ timeout: Duration, _ work: @escaping @StateActor () async -> Void) async
     -> Bool
   {
     let gate = Gate()
     let done = Gate()
-    let worker = Task { @MainActor in
+    let worker = Task { @StateActor in
       await work()
       done.open()
       gate.open()
     }
-    let timer = Task { @MainActor in
+    let timer = Task { @StateActor in
       try? await Task.sleep(for: timeout)
       gate.open()
     }

@@ -11,7 +11,7 @@ import StateKit
 /// through `--listen`. Each store's single observer is the hub, which hands each publication to
 /// every connection; each connection scopes, queues and coalesces it for its own client, so
 /// every client sees the same stores and versions while a stalled one only fills its own queue.
-@MainActor
+@StateActor
 final class Hub {
   let registry: StoreRegistry
   let options: ServerOptions
@@ -134,7 +134,7 @@ final class Hub {
     // after the client is gone.
     let inbox = Inbox(capacity: 1024, maxBytes: options.maxQueuedInputBytes) {
       [weak connection] in
-      Task { @MainActor in connection?.drainInbox() }
+      Task { @StateActor in connection?.drainInbox() }
     }
     connection.inbox = inbox
     connections.append(connection)
@@ -146,7 +146,7 @@ final class Hub {
     }.start()
     LineReader(
       fd: fd, maxMessageBytes: options.maxMessageBytes, inbox: inbox, output: queue,
-      onEnd: { Task { @MainActor in peer.readerEnded.open() } }
+      onEnd: { Task { @StateActor in peer.readerEnded.open() } }
     ).start()
   }
 
@@ -238,7 +238,7 @@ final class Hub {
 }
 
 /// What the hub keeps of one attached client besides its connection.
-@MainActor
+@StateActor
 private final class Peer {
   let fd: Int32
   let connection: Connection

@@ -1,11 +1,11 @@
 import FoundationEssentials
 
 /// The bounded batch channel between a reader thread (an attached client's ``LineReader``, or
-/// the library's stdin reader) and the main actor. Lines move in batches, one main-actor hop per
+/// the library's stdin reader) and the state actor. Lines move in batches, one main-actor hop per
 /// batch, not per line: a hop per line cost about 25 times more (docs/architecture.md).
 ///
 /// The reader waits in ``push(_:bytes:through:)`` while `capacity` lines or `maxBytes` bytes of
-/// input are queued, so a main actor that falls behind slows the reader down instead of
+/// input are queued, so a state actor that falls behind slows the reader down instead of
 /// letting memory grow.
 final class Inbox: @unchecked Sendable {
   // Safety: every stored `var` is only touched with `condition` locked; `capacity`, `maxBytes`

@@ -1,5 +1,5 @@
-import CMainQueue
 import JSON
+import StateKit
 
 #if canImport(Glibc)
   import Glibc
@@ -8,16 +8,17 @@ import JSON
 #endif
 
 /// The process's main thread as the server's one hot thread: it waits in `poll(2)` on stdin and
-/// on the main queue's handle, reads, frames and parses what came (``LineFramer``, the reader
-/// stage), runs the main actor's work (reducers, effects' continuations, replies) and writes
-/// the answer itself (``StdoutWriter``'s direct write), with no hand-off to another thread.
+/// on the state actor's wake-up pipe (``StateExecutor``), reads, frames and parses what came
+/// (``LineFramer``, the reader stage), runs the state actor's work (reducers, effects'
+/// continuations, replies) and writes the answer itself (``StdoutWriter``'s direct write), with
+/// no hand-off to another thread.
 ///
 /// One thread does it all because a thread's wake-up costs more than a request's own work on
 /// these machines, and the reader stage no longer needs a thread of its own to keep up with a
 /// pipelining client (docs/architecture.md, "Design decisions"). The writer thread takes over
 /// only when output queues up (a slow client). Reading stops while the output is over its
 /// budget or lines are held back for it (``Connection/wantsInput``).
-@MainActor
+@StateActor
 final class MainLoop {
   private let input: Int32
   private let framer: LineFramer
@@ -42,21 +43,22 @@ final class MainLoop {
     connection.receive(read: lines, through: offset)
   }
 
-  /// Runs the main queue and serves stdin on the calling thread, forever: the process ends
-  /// by `exit` (the server's `run` returning, or a second signal). `loop` is filled in once
-  /// the server has opened its stores.
-  static func run(input: Int32, loop: @escaping @MainActor () -> MainLoop?) -> Never {
-    let handle = cmainqueue_handle()
-    // Ours to read: the main queue's eventfd is never read blocking (a spurious wake-up must
-    // not park the thread that runs everything).
-    _ = fcntl(handle, F_SETFL, fcntl(handle, F_GETFL) | O_NONBLOCK)
+  /// Runs the state actor's jobs and serves stdin on the calling thread, which has taken the
+  /// actor over (``StateExecutor/takeOver()``), forever: the process ends by `exit` (the
+  /// server's `run` returning, or a second signal). `loop` is filled in once the server has
+  /// opened its stores.
+  static func run(input: Int32, loop: @escaping @StateActor () -> MainLoop?) -> Never {
+    let executor = StateExecutor.shared
+    let wake = executor.wakeDescriptor
     var fds = [
-      pollfd(fd: handle, events: Int16(POLLIN), revents: 0),
+      pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
       pollfd(fd: -1, events: Int16(POLLIN), revents: 0),
     ]
-    cmainqueue_drain()
     var trim = IdleTrim()
     while true {
+      // Every job first, those this thread enqueued too (they wrote no wake-up): then the
+      // loop may sleep.
+      executor.runJobs()
       let current = loop()
       fds[1].fd = current?.wantsInput == true ? input : -1
       fds[0].revents = 0
@@ -71,9 +73,9 @@ final class MainLoop {
       trim.sawActivity()
       if fds[1].revents != 0 { current?.readAndServe() }
       if fds[0].revents != 0 {
-        var value: UInt64 = 0
-        _ = read(handle, &value, 8)
-        cmainqueue_drain()
+        // Before the jobs run (next turn): an enqueue after this read wakes the loop again.
+        var sink = (UInt64(0), UInt64(0))
+        _ = read(wake, &sink, 16)
       }
     }
   }

@@ -1,6 +1,6 @@
 import JSON
 
-/// One line the server owes the client, in the order it was produced. Built on the main actor,
+/// One line the server owes the client, in the order it was produced. Built on the state actor,
 /// serialized by the writer thread (so encoding runs in parallel with reducing).
 enum Outgoing: Sendable {
   /// A notification or a batch's responses, never merged or dropped. Patches of the stores in

@@ -2,7 +2,7 @@ import FoundationEssentials
 import JSON
 import Synchronization
 
-/// The lines committed by the main actor and not yet taken by the writer thread.
+/// The lines committed by the state actor and not yet taken by the writer thread.
 ///
 /// Lines queue up here only while the writer is busy in `write(2)` (a slow or stopped client).
 /// Then a patch merges into the queued patch of the same subscription, provided no barrier of
@@ -21,13 +21,13 @@ import Synchronization
 /// Memory stays bounded in bytes: every line is weighed when committed (its estimated encoded
 /// size, ``Outgoing/estimatedBytes``) and counts until the writer has written it. Past
 /// `maxBytes` (or `maxMessages` responses and events) the reader stops reading
-/// (``waitForRoom()``) and the main actor stops serving the lines it already has (``room()``),
+/// (``waitForRoom()``) and the state actor stops serving the lines it already has (``room()``),
 /// so a huge batch or a client that stops reading makes the server stop reading, never grow.
 /// Merged patches are compacted by the committer into one whole-state `replace` once their
 /// operations outweigh the state.
 final class OutputQueue: @unchecked Sendable {
   // Safety: every mutable property is read and written only with `condition` locked; the
-  // writer thread and the main actor meet nowhere else.
+  // writer thread and the state actor meet nowhere else.
   private let condition = Condition()
   private var lines: [Outgoing] = []
   /// `sizes[i]` is the estimated encoded size of `lines[i]`.
@@ -41,7 +41,7 @@ final class OutputQueue: @unchecked Sendable {
   private var broken = false {
     didSet { brokenSeen.store(broken, ordering: .releasing) }
   }
-  /// `broken`, readable without the lock: the main actor asks before every request.
+  /// `broken`, readable without the lock: the state actor asks before every request.
   private let brokenSeen = Atomic<Bool>(false)
   /// Someone is writing to stdout: the writer thread with lines it took, or the committer
   /// writing a commit itself (``beginDirectWrite()``).
@@ -78,7 +78,7 @@ final class OutputQueue: @unchecked Sendable {
     self.mergeAfter = mergeAfter
   }
 
-  /// Whether the reader and the main actor must wait for the writer. Must be called with the
+  /// Whether the reader and the state actor must wait for the writer. Must be called with the
   /// lock held.
   private var isFull: Bool {
     (messageCount >= maxMessages || queuedBytes >= maxBytes) && !finished && !broken

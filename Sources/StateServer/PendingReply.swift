@@ -1,8 +1,9 @@
 import JSON
+import StateKit
 
 /// A request answered later (a dispatch waiting for "settled", `shutdown`): resolved exactly
 /// once, by its work or by `$/cancelRequest`, whichever comes first.
-@MainActor
+@StateActor
 final class PendingReply {
   let id: JSON
   private(set) var isResolved = false

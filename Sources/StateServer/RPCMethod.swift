@@ -1,4 +1,5 @@
 import JSON
+import StateKit
 
 /// One method of the protocol, declared once: its name, its params type (decoded by the JSON
 /// layer's own decoder, so a missing or mistyped member is a `-32602` whose pointer names it),
@@ -27,7 +28,7 @@ final class RPCMethod: Sendable {
   private let describe: @Sendable () -> JSON
   /// Decodes the params and runs the method; `id` is nil for a notification.
   let call:
-    @MainActor @Sendable (Connection, _ params: JSON?, _ id: JSON?) throws(RPCError)
+    @StateActor @Sendable (Connection, _ params: JSON?, _ id: JSON?) throws(RPCError)
       -> Connection.Outcome
 
   /// A method whose params decode as `Params`; the handler gets them decoded. `direct`, for a
@@ -41,7 +42,7 @@ final class RPCMethod: Sendable {
     errors: @autoclosure @escaping @Sendable () -> [OpenRPC.ErrorEntry] = [],
     direct: (@Sendable (JSONObject) -> Params?)? = nil,
     handler:
-      @escaping @MainActor @Sendable (Connection, Params, _ id: JSON?) throws(RPCError)
+      @escaping @StateActor @Sendable (Connection, Params, _ id: JSON?) throws(RPCError)
       -> Connection.Outcome
   ) {
     self.name = name

@@ -18,8 +18,9 @@ extension Server {
   /// Server.main(name: "timers", version: "1.0.0", features: [Timers().descriptor()])
   /// ```
   ///
-  /// Serves on the main thread (``runOnMainThread(input:output:)``) and never returns.
-  @MainActor
+  /// Serves on the main thread (``runOnMainThread(input:output:)``) and never returns. Call it
+  /// from the executable's top-level code: the main thread becomes the thread that runs
+  /// ``StateActor`` (its stores, reducers and effects' continuations) and waits for stdin.
   public static func main(
     name: String, version: String, summary: String? = nil, features: [FeatureDescriptor]
   ) -> Never {
@@ -31,22 +32,29 @@ extension Server {
   /// ``main(name:version:summary:features:)`` with flags of the application's own: `options`
   /// holds the server's options at `server`, `flags` come after the server's in `--help`, and
   /// `features` builds the features from the options parsed. `codegen` and `replay` build them
-  /// from the defaults.
-  @MainActor
+  /// from the defaults. Like ``main(name:version:summary:features:)``, the calling (main)
+  /// thread takes ``StateActor`` over first.
   public static func main<Options: Sendable>(
     name: String, version: String, summary: String? = nil, options: Options,
     server: WritableKeyPath<Options, ServerOptions> & Sendable, flags: [Flag<Options>] = [],
     features: (Options) -> [FeatureDescriptor]
   ) -> Never {
-    perform(
-      launch(
-        name: name, version: version, summary: summary, options: options, server: server,
-        flags: flags, arguments: Array(CommandLine.arguments.dropFirst()), features: features))
+    StateExecutor.shared.takeOver()
+    // `assumeIsolated` runs its closure right here, on this thread, before `main` returns (it
+    // never does): `features` is neither sent to another thread nor kept, so the compiler's
+    // "sending" check, which cannot see that, is switched off for it alone.
+    nonisolated(unsafe) let features = features
+    return StateActor.assumeIsolated {
+      perform(
+        launch(
+          name: name, version: version, summary: summary, options: options, server: server,
+          flags: flags, arguments: Array(CommandLine.arguments.dropFirst()), features: features))
+    }
   }
 
   /// Not generic, and kept apart: Swift 6.3.1's optimizer crashed (JumpThreadSimplifyCFG) on
   /// this switch inlined into a specialization of the generic `main` in a release build.
-  @MainActor @inline(never)
+  @StateActor @inline(never)
   private static func perform(_ launch: Launch) -> Never {
     switch launch {
     case .exit(let status): exit(status)
@@ -67,7 +75,7 @@ extension Server {
   /// Reads `arguments` (without the program name): runs a subcommand, prints help, version or
   /// a usage error (status 2), or returns the server to run. Separate from `main` so tests can
   /// see what a command line does.
-  @MainActor
+  @StateActor
   public static func launch<Options: Sendable>(
     name: String, version: String, summary: String? = nil, options defaults: Options,
     server part: WritableKeyPath<Options, ServerOptions> & Sendable, flags: [Flag<Options>] = [],

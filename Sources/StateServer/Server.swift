@@ -14,10 +14,10 @@ import StateKit
 ///
 /// Stages in order: a reader splits and parses stdin (``LineFramer``; on a thread of its own
 /// behind the ``Inbox`` in library use, on the main thread in the executable's ``MainLoop``),
-/// the main actor routes each line, reduces actions and builds replies (``Connection``), and
+/// the state actor routes each line, reduces actions and builds replies (``Connection``), and
 /// the output is written (``OutputQueue``, a writer thread once output queues up). Another
-/// thread turns signals into calls on the main actor (``ShutdownSignals``). Output is bounded in
-/// bytes, not lines: past the budget the reader and the main actor wait for the writer.
+/// thread turns signals into calls on the state actor (``ShutdownSignals``). Output is bounded in
+/// bytes, not lines: past the budget the reader and the state actor wait for the writer.
 ///
 /// ```swift
 /// let server = Server(features: [Counter().descriptor()], options: ServerOptions())
@@ -29,12 +29,12 @@ public struct Server: Sendable {
 
   public var features: [FeatureDescriptor]
   public var options: ServerOptions
-  public var persistence: (@MainActor @Sendable () -> (any StorePersistence)?)
+  public var persistence: (@StateActor @Sendable () -> (any StorePersistence)?)
 
-  /// `persistence` is made on the main actor when the server starts (nil: nothing persists).
+  /// `persistence` is made on the state actor when the server starts (nil: nothing persists).
   public init(
     features: [FeatureDescriptor], options: ServerOptions,
-    persistence: @escaping @MainActor @Sendable () -> (any StorePersistence)? = { nil }
+    persistence: @escaping @StateActor @Sendable () -> (any StorePersistence)? = { nil }
   ) {
     self.features = features
     self.options = options
@@ -44,31 +44,33 @@ public struct Server: Sendable {
   /// Serves on the calling thread, which must be the process's main thread (top-level code),
   /// and never returns: the process exits with the status ``run(input:output:)`` would return.
   ///
-  /// The main thread reads stdin and runs the main actor itself (``MainLoop``): a request and
-  /// its answer cost no thread hand-off. Use it from an executable's `main.swift` instead of
-  /// `exit(await server.run())`; the server must own the main queue (no `dispatchMain()`).
-  @MainActor
+  /// The calling thread takes ``StateActor`` over (``StateExecutor``), then reads stdin and
+  /// runs the actor's jobs itself (``MainLoop``): a request and its answer cost no thread
+  /// hand-off. Use it from an executable's `main.swift` instead of `exit(await server.run())`.
   public func runOnMainThread(input: Int32 = 0, output: Int32 = 1) -> Never {
     final class Slot {
       var loop: MainLoop?
     }
-    let slot = Slot()
-    Task { @MainActor in
-      exit(await run(input: input, output: output) { slot.loop = $0 })
+    StateExecutor.shared.takeOver()
+    return StateActor.assumeIsolated {
+      let slot = Slot()
+      Task { @StateActor in
+        exit(await run(input: input, output: output) { slot.loop = $0 })
+      }
+      MainLoop.run(input: input) { slot.loop }
     }
-    MainLoop.run(input: input) { slot.loop }
   }
 
   /// Runs until shutdown and returns the process's exit status.
-  @MainActor
+  @StateActor
   public func run(input: Int32 = 0, output: Int32 = 1) async -> Int32 {
     await run(input: input, output: output, onMainLoop: nil)
   }
 
   /// `onMainLoop`: when given, stdin is read by the main loop it receives, not by a thread.
-  @MainActor
+  @StateActor
   private func run(
-    input: Int32, output: Int32, onMainLoop: (@MainActor (MainLoop) -> Void)?
+    input: Int32, output: Int32, onMainLoop: (@StateActor (MainLoop) -> Void)?
   ) async -> Int32 {
     // A client that closes our stdout must not kill us mid-drain: write(2) reports EPIPE.
     signal(SIGPIPE, SIG_IGN)
@@ -131,16 +133,16 @@ public struct Server: Sendable {
     }
     let writer = StdoutWriter(fd: output, queue: queue, log: log) { code in
       log.error("stdout failed; the remaining output is discarded", ["errno": String(code)])
-      Task { @MainActor in connection.beginShutdown(reason: "stdout closed") }
+      Task { @StateActor in connection.beginShutdown(reason: "stdout closed") }
     }
     connection.writeDirectly = { writer.writeDirectly($0, estimatedBytes: $1) }
-    // The signal and writer threads start in the main actor's next job, after the input already
+    // The signal and writer threads start in the state actor's next job, after the input already
     // waiting is answered: the first answer on a pipe is written directly, and creating two
     // threads first delayed it. Nothing is lost meanwhile: a signal waits in its pipe and
     // output in the queue until their thread takes them, as they would if it were busy.
-    Task { @MainActor in
+    Task { @StateActor in
       signals?.start { number in
-        Task { @MainActor in connection.received(signal: number) }
+        Task { @StateActor in connection.received(signal: number) }
       }
       writer.start()
     }
@@ -151,14 +153,14 @@ public struct Server: Sendable {
       onMainLoop(loop)
     } else {
       let inbox = Inbox(capacity: 1024, maxBytes: options.maxQueuedInputBytes) {
-        Task { @MainActor in connection.drainInbox() }
+        Task { @StateActor in connection.drainInbox() }
       }
       connection.inbox = inbox
       connection.inputOffset = { inbox.readOffset }
       LineReader(fd: input, maxMessageBytes: options.maxMessageBytes, inbox: inbox, output: queue)
         .start()
     }
-    listener?.start { fd in Task { @MainActor in hub.accept(fd) } }
+    listener?.start { fd in Task { @StateActor in hub.accept(fd) } }
     let status = await connection.finished()
     // The owner drained; attached clients hear their stores closed, then the process exits.
     listener?.stop()

@@ -9,7 +9,7 @@ import FoundationEssentials
 /// Log lines on their way to stderr, written by a thread of their own.
 ///
 /// A parent that never reads our stderr (a GUI, a test harness with a forgotten pipe) fills the
-/// pipe after ~64 KiB; a log call that wrote synchronously would then block the main actor and
+/// pipe after ~64 KiB; a log call that wrote synchronously would then block the state actor and
 /// the whole protocol with it. Here a log call only queues its line: at most `limit` bytes wait
 /// (counting the batch being written); past that, lines are dropped and counted, and a notice
 /// of how many were dropped takes their place once there is room again.

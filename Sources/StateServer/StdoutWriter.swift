@@ -12,7 +12,7 @@ import Synchronization
 /// The one owner of stdout: a thread that takes everything queued, encodes it into one buffer
 /// and writes it with as few `write(2)` calls as the pipe allows.
 ///
-/// It writes whenever lines are committed; the main actor commits once per input batch, so a
+/// It writes whenever lines are committed; the state actor commits once per input batch, so a
 /// lone request is answered at once and a flood of requests is answered in large writes. The
 /// buffer is written out whenever it passes ``chunkBytes``, and a batch's array of responses is
 /// encoded element by element: a response line of gigabytes (1,000 `state/get` of a 4 MB state

@@ -9,7 +9,7 @@ import StateKit
 /// opened with `persist: true`. The contract that makes an acknowledgement durable: the server
 /// `record`s every publication of a persistent store, and calls `commit` before it hands any
 /// line reporting those changes to the writer.
-@MainActor
+@StateActor
 public protocol StorePersistence: AnyObject {
   /// The saved state of a persistent store about to open, or nil to start fresh.
   func restore(storeID: String, feature: String, schemaVersion: Int) -> (

@@ -5,7 +5,7 @@ import StateKit
 ///
 /// Every feature has a default store named after it, open from the start; `store/open` adds
 /// more. Persistent stores are reported to the persistence at each point of their life.
-@MainActor
+@StateActor
 final class StoreRegistry {
   let features: [FeatureDescriptor]
   private let featuresByName: [String: FeatureDescriptor]

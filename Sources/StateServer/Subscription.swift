@@ -1,7 +1,8 @@
 import JSON
+import StateKit
 
 /// A client's interest in a store's state, or in one subtree of it (`path`).
-@MainActor
+@StateActor
 final class Subscription {
   let path: JSONPointer
   /// `path` as the client wrote it (`""` for the whole state), echoed in patches.

@@ -50,7 +50,7 @@ struct Catalog: Feature {
 }
 
 /// Nanoseconds per action over `count` actions sent by `send`.
-@MainActor
+@StateActor
 func measure(_ count: Int, _ send: (Int) -> Void) -> Double {
   let clock = ContinuousClock()
   for index in 0..<min(count, 100) { send(index) }  // warm up
@@ -59,7 +59,7 @@ func measure(_ count: Int, _ send: (Int) -> Void) -> Double {
   return (Double(seconds) * 1e9 + Double(attoseconds) / 1e9) / Double(count)
 }
 
-@MainActor
+@StateActor
 func run() {
   var operations = 0
   let counter = Store(feature: BenchCounter())
@@ -92,4 +92,6 @@ func run() {
   if operations == 0 { print("  (no patch operations were published: broken)") }
 }
 
-run()
+// On the main thread, as the server runs its stores: it takes the state actor's executor over.
+StateExecutor.shared.takeOver()
+StateActor.assumeIsolated { run() }

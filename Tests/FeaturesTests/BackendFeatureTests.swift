@@ -4,7 +4,7 @@ import StateKit
 import StateKitTesting
 import Testing
 
-@MainActor
+@StateActor
 @Suite struct BackendFeatureTests {
   let clock = TestClock()
 

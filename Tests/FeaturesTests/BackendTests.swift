@@ -1,4 +1,5 @@
 import Features
+import StateKit
 import Synchronization
 import Testing
 
@@ -120,7 +121,7 @@ func failurePattern(_ backend: Backend, count: Int) async -> [Bool] {
     #expect(other.serverId != first.serverId)
   }
 
-  @MainActor
+  @StateActor
   @Test func observersSeeARequestBeforeItsReply() async throws {
     let backend = instantBackend()
     let seen = Mutex<[[String: Int]]>([])

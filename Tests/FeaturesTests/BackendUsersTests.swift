@@ -1,4 +1,5 @@
 import Features
+import StateKit
 import Synchronization
 import Testing
 
@@ -41,7 +42,7 @@ import Testing
     #expect(try await backend.listUsers()[41] == renamed)
   }
 
-  @MainActor
+  @StateActor
   @Test func aRemoteUserEditRaisesTheVersionAndIsPushed() async throws {
     let backend = instantBackend()
     let pushed = Mutex<[User]>([])

@@ -4,7 +4,7 @@ import StateKit
 import StateKitTesting
 import Testing
 
-@MainActor
+@StateActor
 @Suite struct CounterFeatureTests {
   @Test func incrementDecrementSetAndReset() async {
     let store = TestStore(feature: CounterFeature(clock: TestClock()))

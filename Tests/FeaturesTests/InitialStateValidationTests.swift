@@ -6,7 +6,7 @@ import Testing
 
 /// `store/open`'s `state` obeys the rules the feature applies to actions (issue 10, item 7):
 /// `Feature.validate(state:)`, called by the store on a supplied initial state.
-@MainActor
+@StateActor
 @Suite struct InitialStateValidationTests {
   let clock = TestClock()
 

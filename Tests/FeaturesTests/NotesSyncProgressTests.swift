@@ -5,7 +5,7 @@ import Testing
 
 /// The notes sync as the reference long effect: it reports one unit per change, and a
 /// cancelled sync puts the state right (`onCancel`) with the rest still pending.
-@MainActor
+@StateActor
 @Suite struct NotesSyncProgressTests {
   let clock = TestClock()
 

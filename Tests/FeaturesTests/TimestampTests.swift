@@ -8,7 +8,7 @@ import Testing
 /// Timestamps in state are `Date`s since issue 15; before, they were `String`s written by
 /// `Date.ISO8601FormatStyle(includingFractionalSeconds: true)`. The wire and the snapshots must
 /// not notice: the same strings go out, and what the previous version saved still loads.
-@MainActor
+@StateActor
 @Suite struct TimestampTests {
   let clock = TestClock()
 

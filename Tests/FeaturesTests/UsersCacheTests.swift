@@ -6,7 +6,7 @@ import Testing
 
 /// Rules 1 and 2 of the users feature: start from the cache and revalidate it, and fall back
 /// to the second endpoint before giving up.
-@MainActor
+@StateActor
 @Suite struct UsersCacheTests {
   let clock = TestClock()
   let wall = MovableWallClock()

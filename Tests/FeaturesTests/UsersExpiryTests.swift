@@ -6,7 +6,7 @@ import Testing
 /// Issue 30: `isStale` follows the list's age, not only failures. A load sets a timer on the
 /// feature's clock for `expiresAt`; when it fires the list is marked stale, with no `load` or
 /// restart needed to notice.
-@MainActor
+@StateActor
 @Suite struct UsersExpiryTests {
   let clock = TestClock()
 

@@ -6,7 +6,7 @@ import Testing
 
 /// Rule 3 of the users feature: the server's copies, the local renames and the cache,
 /// reconciled per user by version.
-@MainActor
+@StateActor
 @Suite struct UsersReconcileTests {
   let clock = TestClock()
 

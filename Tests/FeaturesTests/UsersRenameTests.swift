@@ -5,7 +5,7 @@ import Testing
 
 /// The seed's rollback: a rename shows at once, and one the server fails rolls back to the
 /// name before it, with the error shown, unless a later rename of the user superseded it.
-@MainActor
+@StateActor
 @Suite struct UsersRenameTests {
   let clock = TestClock()
   let failure = "Could not rename the user. Please try again."

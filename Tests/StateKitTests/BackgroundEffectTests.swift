@@ -24,7 +24,7 @@ private struct Reminder: Feature {
   }
 }
 
-@MainActor
+@StateActor
 @Suite struct BackgroundEffectTests {
   @Test func settledAndIdleDoNotWaitForABackgroundTimer() async {
     let clock = TestClock()

@@ -35,7 +35,7 @@ private struct Document: Feature {
 }
 
 /// `history/skip`, the state at a version for a fork, and `state/blame`, in the store.
-@MainActor
+@StateActor
 @Suite struct BranchingHistoryTests {
   private func store(limit: Int = 100) -> Store<Document> {
     let store = Store(feature: Document())

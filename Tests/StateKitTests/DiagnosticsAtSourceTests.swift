@@ -6,7 +6,7 @@ import Testing
 
 /// Programming errors are reported where they were written: a test failure at the `.run`,
 /// `.emit` or `send` in `TestStore`, a log line naming the file and line in the server.
-@MainActor
+@StateActor
 @Suite(.serialized) struct DiagnosticsAtSourceTests {
   @Test func anEffectThatThrowsWithoutCatchFailsAtItsRun() async {
     let failures = Failures()

@@ -18,7 +18,7 @@ private struct Careless: Feature {
   }
 }
 
-@MainActor
+@StateActor
 @Suite struct DiagnosticsTests {
   /// The server routes diagnostics into its log (a queue that never blocks on an unread
   /// stderr); whatever sink is routed to must receive them, not fd 2.

@@ -44,7 +44,7 @@ struct Sequencer: Feature {
   }
 }
 
-@MainActor
+@StateActor
 @Suite struct EffectCompositionTests {
   @Test func concatenatedEffectsRunOneAfterTheOther() async {
     let clock = TestClock()

@@ -6,7 +6,7 @@ import Testing
 /// A wire action reaches the store through its feature's `_send` witness: the path that is
 /// compiled specialized in the feature's module (docs/architecture.md). Were `AnyStore`'s send
 /// to bypass it, the store would run its generic code again, as fast tests would not notice.
-@MainActor
+@StateActor
 @Suite struct FeatureSendTests {
   struct Routed: Feature {
     struct State: Codable, Equatable, Sendable { var count = 0 }
@@ -20,9 +20,9 @@ import Testing
     }
 
     /// Stores whose wire actions went through this witness, by store id.
-    @MainActor static var routed: [String: Int] = [:]
+    @StateActor static var routed: [String: Int] = [:]
 
-    @MainActor
+    @StateActor
     static func _send(wire action: JSON, cause: JSON?, to store: Store<Self>)
       throws(ActionError) -> Transaction
     {

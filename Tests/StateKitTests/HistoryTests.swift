@@ -58,7 +58,7 @@ private struct Spawner: Feature {
 }
 
 /// History in the store: the bounded log, its checkpoint, the state at a past version, rewind.
-@MainActor
+@StateActor
 @Suite struct HistoryTests {
   /// A counter store with history, driven through a fixed, varied script; returns the store
   /// and the view published at each version.

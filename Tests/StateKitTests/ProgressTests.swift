@@ -77,7 +77,7 @@ struct ImportScreen: Feature {
   }
 }
 
-@MainActor
+@StateActor
 @Suite struct ProgressTests {
   @Test func aLongEffectReportsBeginEachStepAndEndThroughTheTestStore() async {
     let clock = TestClock()

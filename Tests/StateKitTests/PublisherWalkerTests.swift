@@ -5,7 +5,7 @@ import Testing
 /// A store's publisher walks with a walker that keeps its levels between walks, and the levels
 /// (and the keyed containers they keep) hold the walker: the publisher's end must let them go
 /// (`PatchWalk.Kept`), or every store would leak its walker, levels and containers.
-@MainActor
+@StateActor
 @Suite struct PublisherWalkerTests {
   @Test func aStoresWalkerAndItsLevelsGoWithTheStore() {
     weak var walker: PatchWalk?

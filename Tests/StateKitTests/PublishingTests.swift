@@ -4,7 +4,7 @@ import Testing
 
 /// The store's incremental publisher: every patch, applied to the previous published view,
 /// gives exactly the full encoding of the new view, whatever the edits.
-@MainActor
+@StateActor
 @Suite struct PublishingTests {
   /// Sends `actions` and checks, after each, that the patch turns the previous view into the
   /// encoding of the new one, and that the version moved only with a non-empty patch.

@@ -68,7 +68,7 @@ struct Todos: Feature {
   }
 }
 
-@MainActor
+@StateActor
 @Suite struct ReadmeTodosTests {
   @Test func addingSavesThroughTheAPIAndToasts() async throws {
     let api = TodoAPI()

@@ -3,7 +3,7 @@ import StateKitTesting
 import Testing
 
 /// The seeds' data-flow scenarios, one test each, on `TestStore` and `TestClock`.
-@MainActor
+@StateActor
 @Suite struct ScenarioTests {
   @Test func threeKeystrokesWithin300msSendOneSearchRequest() async {
     let clock = TestClock()
@@ -251,7 +251,7 @@ struct WireCase: Sendable {
 }
 
 /// Yields until `condition` holds (bounded), for effects ending on other threads.
-@MainActor
+@StateActor
 func waitUntil(_ condition: () -> Bool) async {
   for _ in 0..<10_000 where !condition() { await Task.yield() }
 }

@@ -45,7 +45,7 @@ struct Basket: Feature {
   }
 }
 
-@MainActor @Test func aBasketPricesWithTheCatalogItIsGiven() async {
+@StateActor @Test func aBasketPricesWithTheCatalogItIsGiven() async {
   let catalog = Shared(fixed: Catalog.State(prices: ["tea": 250]), version: 3)
   let store = TestStore(feature: Basket(catalog: catalog))
   await store.send(.add(item: "tea")) {
@@ -58,7 +58,7 @@ struct Basket: Feature {
 }
 // guide: end
 
-@MainActor
+@StateActor
 @Suite struct SharedStateTests {
   @Test func aBoundHandleReadsTheOtherStoreAtItsVersionEachTime() throws {
     let catalog = Store(feature: Catalog())

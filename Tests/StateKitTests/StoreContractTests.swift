@@ -4,7 +4,7 @@ import StateKitTesting
 import Testing
 
 /// The `Store` as the server drives it: through `AnyStore` and `FeatureDescriptor`.
-@MainActor
+@StateActor
 @Suite struct StoreContractTests {
   private func makeStore(_ feature: some Feature, initial: JSON? = nil) throws -> any AnyStore {
     try feature.descriptor().makeStore("s1", initial, nil)

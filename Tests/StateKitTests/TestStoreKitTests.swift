@@ -5,7 +5,7 @@ import Testing
 
 /// The typed test kit: typed events, wire sends and refusals, failing fast when nothing can
 /// progress.
-@MainActor
+@StateActor
 @Suite struct TestStoreKitTests {
   @Test func eventsAreReceivedAsTypedValues() async {
     let store = TestStore(feature: Counter(), initialState: Counter.State(count: 9))

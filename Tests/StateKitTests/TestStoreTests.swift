@@ -4,7 +4,7 @@ import StateKit
 import Testing
 
 /// `TestStore` itself: it passes what is right and fails, readably, on what is not.
-@MainActor
+@StateActor
 @Suite struct TestStoreTests {
 
   // The tests of failures catch them through `failureHandler` and check their text and line,
@@ -113,7 +113,7 @@ import Testing
 }
 
 /// The failures a `TestStore` reported, caught instead of recorded.
-@MainActor
+@StateActor
 final class Failures {
   private(set) var messages: [String] = []
   private(set) var lines: [Int] = []

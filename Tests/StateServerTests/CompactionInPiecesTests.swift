@@ -30,7 +30,7 @@ final class CompactionGate: Sendable {
   func letGo() { proceed.signal() }
 }
 
-@MainActor
+@StateActor
 @Suite struct CompactionInPiecesTests {
   /// A compaction held between its pieces holds no lock: a commit goes through at once (were
   /// the write lock held, it would wait out the 10 s busy timeout and fail). And at every step

@@ -5,7 +5,7 @@ import Testing
 @testable import StateServer
 
 /// Drives a `Connection` line by line and reads what it committed, without threads.
-@MainActor
+@StateActor
 final class Harness {
   let queue = OutputQueue(maxMessages: 1000)
   let registry = StoreRegistry(features: [ScriptedStore.descriptor], persistence: nil)
@@ -40,7 +40,7 @@ final class Harness {
   }
 }
 
-@MainActor
+@StateActor
 @Suite struct ConnectionTests {
   @Test func patchIsWrittenBeforeTheResponseWithConsecutiveVersions() throws {
     let harness = try Harness()
@@ -203,7 +203,7 @@ final class Harness {
 
 /// An attached client's request ids are its own: a store carries them tagged with the client's
 /// number, and a patch shows each client only its own.
-@MainActor
+@StateActor
 @Suite struct AttachedCauseTests {
   @Test func eachClientSeesOnlyItsOwnCause() throws {
     let owner = try Harness().connection

@@ -4,7 +4,7 @@ import Testing
 
 @testable import StateServer
 
-/// The bounded batch channel between a reader thread and the main actor.
+/// The bounded batch channel between a reader thread and the state actor.
 @Suite struct InboxTests {
   func describe(_ lines: [InboundLine]) -> [String] {
     lines.map { line in

@@ -41,7 +41,7 @@ struct Shelf: Feature {
 }
 
 /// A persistence and a shelf store wired as the server wires them.
-@MainActor
+@StateActor
 struct JournalFixture {
   let directory = temporaryStateDirectory()
   let persistence: Persistence
@@ -67,7 +67,7 @@ struct JournalFixture {
   func live() throws -> JSON { try JSONValueEncoder().encode(store.state) }
 }
 
-@MainActor
+@StateActor
 @Suite struct JournalTests {
   @Test func eachCommitAppendsOnePatchAndRestoreAppliesThem() throws {
     let fixture = JournalFixture()

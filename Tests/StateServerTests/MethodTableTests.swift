@@ -6,7 +6,7 @@ import Testing
 
 /// Every method is declared once, in `Connection.methods`; routing, the draining rule and
 /// `rpc.discover` read that table (issue 12).
-@MainActor
+@StateActor
 @Suite struct MethodTableTests {
   @Test func namesAreDeclaredOnceAndDiscoveryListsExactlyTheTable() throws {
     let names = Connection.methods.map(\.name)

@@ -145,7 +145,7 @@ import Testing
     #expect(!queue.isOverBudget)
   }
 
-  /// The writer gives the bytes back as it writes them; the main actor waiting for room goes on.
+  /// The writer gives the bytes back as it writes them; the state actor waiting for room goes on.
   @Test func roomReturnsOnceTheWriterHasWritten() async {
     let queue = OutputQueue(maxMessages: 100, maxBytes: 1000)
     let large: Outgoing = .response(

@@ -7,14 +7,14 @@ import Testing
 @testable import StateServer
 
 /// A store reduced to what persistence reads: id, feature, version and snapshot.
-@MainActor
+@StateActor
 final class FakeStore: AnyStore {
   let id: String
   let featureName: String
   var version: UInt64 = 0
   var snapshot: JSON
   var published: JSON { snapshot }
-  var observer: (@MainActor (Publication) -> Void)?
+  var observer: (@StateActor (Publication) -> Void)?
 
   init(id: String, feature: String, snapshot: JSON) {
     self.id = id
@@ -46,7 +46,7 @@ func remove(_ directory: String) {
   try? FileManager.default.removeItem(atPath: directory)
 }
 
-@MainActor
+@StateActor
 @Suite struct PersistenceTests {
   @Test func aRestartResumesTheSavedStateAndVersion() throws {
     let directory = temporaryStateDirectory()
@@ -285,7 +285,7 @@ func remove(_ directory: String) {
   }
 }
 
-@MainActor
+@StateActor
 @Suite struct PersistenceStoreIDTests {
   /// Regression: ids were bound up to their first NUL, so "a\0b" and "a\0c" shared a row.
   @Test func storeIdsWithANulStayDistinct() throws {

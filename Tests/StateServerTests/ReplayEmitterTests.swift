@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import StateKit
 import Testing
 
 @testable import StateServer
@@ -104,7 +105,7 @@ import Testing
     #expect(ReplayEmitter.identifier("42 users.ndjson") == "recording42Users")
     #expect(ReplayEmitter.identifier("...") == "recording")
     let text = ReplayEmitter.swift(steps: [], history: 5, source: "a/bug-42.ndjson", name: "x")
-    #expect(text.contains("@MainActor @Test func replaysBug42() async throws {"))
+    #expect(text.contains("@StateActor @Test func replaysBug42() async throws {"))
     #expect(text.contains("options.historyLimit = 5"))
     #expect(text.hasSuffix("let bug42Steps: [ServerTestHarness.Step] = [\n]\n"))
   }

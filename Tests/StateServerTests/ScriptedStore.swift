@@ -3,14 +3,14 @@ import StateKit
 
 /// A hand-written store standing in for `Store<F>`: a counter whose effects finish only when
 /// the test says so, so ordering and "settled" are tested without real time.
-@MainActor
+@StateActor
 final class ScriptedStore: AnyStore {
   let id: String
   let featureName = "fake"
   private(set) var version: UInt64 = 0
   private(set) var published: JSON
   var snapshot: JSON { published }
-  var observer: (@MainActor (Publication) -> Void)?
+  var observer: (@StateActor (Publication) -> Void)?
   private var nextTransaction: UInt64 = 0
   /// Effects waiting for `finishEffects()`, by transaction.
   private var effects: [(Transaction, JSON?)] = []

@@ -6,7 +6,7 @@ import Testing
 
 /// `Server.main`'s command line, seen through `Server.launch`, and the application's own name
 /// and version on the wire.
-@MainActor
+@StateActor
 @Suite struct ServerMainTests {
   func launch(_ arguments: [String]) -> Server.Launch {
     Server.launch(

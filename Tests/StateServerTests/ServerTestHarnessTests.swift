@@ -5,7 +5,7 @@ import Testing
 @testable import StateServer
 
 /// ``ServerTestHarness``: the server's connection in-process, answering lines in wire order.
-@MainActor
+@StateActor
 @Suite struct ServerTestHarnessTests {
   private func harness() throws -> ServerTestHarness {
     try ServerTestHarness { _ in [ScriptedStore.descriptor] }

@@ -41,7 +41,7 @@ private struct Mirror: Feature {
   func reduce(into state: inout State, action: Action) -> Effect<Action, Never> { .none }
 }
 
-@MainActor
+@StateActor
 @Suite struct StoreRegistrySharedTests {
   @Test func theDefaultStoresBindEveryDeclaredHandle() throws {
     let registry = StoreRegistry(

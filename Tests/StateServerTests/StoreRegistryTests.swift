@@ -1,9 +1,10 @@
 import JSON
+import StateKit
 import Testing
 
 @testable import StateServer
 
-@MainActor
+@StateActor
 @Suite struct StoreRegistryTests {
   /// Closing leaves holes in the opening order that are compacted later (closing one store
   /// used to scan every id: shutdown with 20,000 stores took 11 s); the order must survive.

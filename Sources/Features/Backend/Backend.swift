@@ -1,3 +1,4 @@
+import StateKit
 import Synchronization
 
 /// The simulated server every reference feature talks to: users, coupons, profiles and notes,
@@ -13,13 +14,13 @@ import Synchronization
 /// let users = try await backend.listUsers()  // 50 users, after 50 ms
 /// ```
 public actor Backend {
-  /// Called with the new status after every change (settings or request counts), on the main
+  /// Called with the new status after every change (settings or request counts), on the state
   /// actor where stores live; returns false once the observer is gone, to be dropped.
-  public typealias Observer = @MainActor @Sendable (BackendStatus) -> Bool
+  public typealias Observer = @StateActor @Sendable (BackendStatus) -> Bool
   /// Called with a user's new server copy after an edit someone else made (`remoteUserEdit`),
-  /// on the main actor; returns false once the observer is gone, to be dropped. This is the
+  /// on the state actor; returns false once the observer is gone, to be dropped. This is the
   /// server's push channel: a client's own renames are answered, not pushed back to it.
-  public typealias UserObserver = @MainActor @Sendable (User) -> Bool
+  public typealias UserObserver = @StateActor @Sendable (User) -> Bool
 
   private let clock: any Clock<Duration>
   private var random: SplitMix64
@@ -239,7 +240,7 @@ public actor Backend {
     return try outcome.get()
   }
 
-  /// Hands the status to every observer on the main actor, and waits for them: by the time a
+  /// Hands the status to every observer on the state actor, and waits for them: by the time a
   /// request's reply is on its way, the `backend` store already counts it.
   private func publish() async {
     let current = status

@@ -18,7 +18,7 @@
 /// // In a test: Navigation(users: Shared(fixed: UsersFeature.State(), version: 3))
 /// ```
 ///
-/// Each read is consistent at a version: stores reduce one action at a time on the main actor,
+/// Each read is consistent at a version: stores reduce one action at a time on the state actor,
 /// so a read never sees half of another store's reduce, and the state read is one its
 /// published ``Snapshot/version`` names (private fields may change without a new version,
 /// since the version counts changes of the view). A read is an input of the reduce, like its
@@ -49,9 +49,9 @@ public struct Shared<Value: Sendable>: Sendable {
     let link = SharedLink()
     dependency = SharedDependency(storeID: id, featureName: F.name, link: link)
     read = {
-      // `reduce` is not isolated in the protocol, but every store reduces on the main actor
-      // (Store is `@MainActor`), which is where the other store's state may be read.
-      MainActor.assumeIsolated {
+      // `reduce` is not isolated in the protocol, but every store reduces on the state actor
+      // (Store is `@StateActor`), which is where the other store's state may be read.
+      StateActor.assumeIsolated {
         guard let store = link.lookup?(id) as? Store<F> else { return nil }
         return Snapshot(value: store.state, version: store.version)
       }
@@ -66,7 +66,7 @@ public struct Shared<Value: Sendable>: Sendable {
   }
 
   /// The other store's state and version now; nil when that store is not open (or the handle
-  /// was never bound). A live handle is read on the main actor, where stores reduce; read
+  /// was never bound). A live handle is read on the state actor, where stores reduce; read
   /// anywhere else it traps.
   public var current: Snapshot? { read() }
 }
@@ -91,16 +91,16 @@ public struct SharedDependency: Sendable {
 
   /// Makes the handle find its store through `lookup` (the server's open stores by id) at each
   /// read, so a store closed and opened again is read anew. A fixed handle ignores it.
-  @MainActor
-  public func bind(_ lookup: @escaping @MainActor (String) -> (any AnyStore)?) {
+  @StateActor
+  public func bind(_ lookup: @escaping @StateActor (String) -> (any AnyStore)?) {
     link?.lookup = lookup
   }
 }
 
 /// Where a live handle finds its store; shared by every copy of the feature holding the handle,
 /// so binding once reaches them all. Main-actor isolated, hence `Sendable`.
-@MainActor
+@StateActor
 private final class SharedLink: Sendable {
-  var lookup: (@MainActor (String) -> (any AnyStore)?)?
+  var lookup: (@StateActor (String) -> (any AnyStore)?)?
   nonisolated init() {}
 }

@@ -10,23 +10,23 @@
 ///   await send(.searchResponse(users))
 /// }
 /// ```
-@MainActor
+@StateActor
 public struct Send<Action: Sendable>: Sendable {
-  let deliver: @MainActor @Sendable (Action) -> Void
+  let deliver: @StateActor @Sendable (Action) -> Void
   /// Where ``progress(done:total:message:)`` goes: the store, which tells whoever watches the
   /// action that started the effect. Nil in a `Send` made by hand.
-  let report: (@MainActor @Sendable (EffectProgress) -> Void)?
+  let report: (@StateActor @Sendable (EffectProgress) -> Void)?
 
   /// Makes a `Send` that hands every action to `deliver` (for custom runtimes and tests).
-  public init(_ deliver: @escaping @MainActor @Sendable (Action) -> Void) {
+  public init(_ deliver: @escaping @StateActor @Sendable (Action) -> Void) {
     self.deliver = deliver
     self.report = nil
   }
 
   /// Makes a `Send` whose progress reports go to `report`.
   public init(
-    _ deliver: @escaping @MainActor @Sendable (Action) -> Void,
-    progress report: (@MainActor @Sendable (EffectProgress) -> Void)?
+    _ deliver: @escaping @StateActor @Sendable (Action) -> Void,
+    progress report: (@StateActor @Sendable (EffectProgress) -> Void)?
   ) {
     self.deliver = deliver
     self.report = report
@@ -34,7 +34,7 @@ public struct Send<Action: Sendable>: Sendable {
 
   /// Sends `action` to the store, unless the calling effect was cancelled.
   public func callAsFunction(_ action: Action) {
-    // `Task.isCancelled` is the effect's own task: `await send(x)` hops to the main actor
+    // `Task.isCancelled` is the effect's own task: `await send(x)` hops to the state actor
     // but stays in the same task.
     guard !Task.isCancelled else { return }
     deliver(action)

@@ -21,7 +21,7 @@ struct RunningEffect {
   var started: ContinuousClock.Instant?
 }
 
-/// The effect interpreter. Everything here runs on the main actor, so the bookkeeping needs
+/// The effect interpreter. Everything here runs on the state actor, so the bookkeeping needs
 /// no locks; only the bodies of `.run` operations (and clock sleeps) leave it.
 extension Store {
   /// Starts `effect`; returns the tasks it created so that a concatenation can wait for them.
@@ -164,11 +164,11 @@ extension Store {
   /// than cancellation).
   private func spawn(
     priority: TaskPriority?, in context: EffectContext, kind: String,
-    _ body: @escaping @MainActor () async -> Bool
+    _ body: @escaping @StateActor () async -> Bool
   ) -> Task<Void, Never> {
     nextEffectKey += 1
     let key = nextEffectKey
-    // The task cannot run before this method returns (we hold the main actor), so it is
+    // The task cannot run before this method returns (we hold the state actor), so it is
     // registered before it can finish.
     let activity = self.activity
     activity.began()

@@ -1,7 +1,7 @@
 /// What the store knows of one transaction's progress: who watches it, whether it began, the
 /// last report, and whether any of its effects was cancelled.
 struct ProgressWatch {
-  var observer: (@MainActor (ProgressUpdate) -> Void)?
+  var observer: (@StateActor (ProgressUpdate) -> Void)?
   var begun = false
   var last = EffectProgress(done: 0)
   var cancelled = false
@@ -15,14 +15,14 @@ extension Store {
   /// once the last of them ended. Nothing when none of them reports, or when none runs now.
   ///
   /// Call it right after `send`: effects run as tasks, which cannot report before the caller
-  /// gives up the main actor.
+  /// gives up the state actor.
   ///
   /// ```swift
   /// let transaction = store.send(.sync)
   /// store.observeProgress(of: transaction) { update in print(update.kind, update.progress) }
   /// ```
   public func observeProgress(
-    of transaction: Transaction, _ observer: @escaping @MainActor (ProgressUpdate) -> Void
+    of transaction: Transaction, _ observer: @escaping @StateActor (ProgressUpdate) -> Void
   ) {
     guard !isClosed, liveEffects[transaction] != nil else { return }
     progressWatches[transaction, default: ProgressWatch()].observer = observer
@@ -88,6 +88,6 @@ extension AnyStore {
   public func isRunning(_ transaction: Transaction) -> Bool { false }
   /// A store without effects reports no progress.
   public func observeProgress(
-    of transaction: Transaction, _ observer: @escaping @MainActor (ProgressUpdate) -> Void
+    of transaction: Transaction, _ observer: @escaping @StateActor (ProgressUpdate) -> Void
   ) {}
 }

@@ -6,7 +6,7 @@
 /// for case let store as any EffectSettling in openStores { await store.settleEffects() }
 /// await clock.advance(by: .milliseconds(300))
 /// ```
-@MainActor
+@StateActor
 public protocol EffectSettling: AnyObject {
   /// Waits until every effect of the store is finished or asleep on a ``VirtualClock``.
   func settleEffects() async

@@ -4,7 +4,7 @@ import JSON
 /// StoreHistory.swift). A store that does not implement it keeps no history: these defaults
 /// say so, which keeps test doubles of `AnyStore` small.
 extension AnyStore {
-  public func startHistory(limit: Int, sink: (@MainActor (HistoryRecord) -> Void)?) {}
+  public func startHistory(limit: Int, sink: (@StateActor (HistoryRecord) -> Void)?) {}
   public var firstHeldVersion: UInt64? { nil }
   public func historyEntries(since: UInt64?, limit: Int) -> [HistoryEntry] { [] }
   public func published(at version: UInt64) throws(HistoryError) -> JSON { throw .off }

@@ -26,7 +26,7 @@ import JSON
 /// Not generic, on purpose: the store's code runs unspecialized behind `AnyStore`, where every
 /// generic type it touches costs a metadata lookup per use; the per-action path here touches
 /// none. The store's actions are kept as `any Sendable` and cast back only when read.
-@MainActor
+@StateActor
 final class HistoryLog {
   struct Item {
     var seq: UInt64
@@ -78,13 +78,13 @@ final class HistoryLog {
   /// Effects started by the action being reduced: they join its entry when it is kept, and
   /// are reported after it.
   var starting: [EffectLife] = []
-  let sink: (@MainActor (HistoryRecord) -> Void)?
+  let sink: (@StateActor (HistoryRecord) -> Void)?
   /// A view every `interval` entries, oldest first; the first is the checkpoint's: at most
   /// `limit / interval + 2`.
   private(set) var snapshots: [Snapshot] = []
 
   /// A log whose checkpoint is the store now, at `version`, published as `view`.
-  init(limit: Int, version: UInt64, view: JSON, sink: (@MainActor (HistoryRecord) -> Void)?) {
+  init(limit: Int, version: UInt64, view: JSON, sink: (@StateActor (HistoryRecord) -> Void)?) {
     self.limit = max(0, limit)
     self.interval = max(1, min(Self.snapshotInterval, UInt64(self.limit)))
     self.baseVersion = version

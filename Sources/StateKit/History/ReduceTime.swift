@@ -23,7 +23,7 @@ import Synchronization
 /// Outside `reduce` (in effects, in tests without history) `current` is nil.
 public enum ReduceTime {
   /// The stamp, and the thread reducing with it (0: none). Only the thread that set the stamp
-  /// sees it: stores reduce on the main actor, and an effect reading its clock on another
+  /// sees it: stores reduce on the state actor, and an effect reading its clock on another
   /// thread meanwhile must get the real time. Two atomics rather than a task-local value:
   /// binding a task-local was 2% of a pipelined increment, and history binds twice per action.
   private static let stamp = Atomic<Int64>(0)

@@ -3,7 +3,7 @@ import JSON
 /// The branching side of a store's history: skipping a past action, the private state at a
 /// version (for a fork), and the entries held (for blame). Apart from `AnyStore` so that the
 /// runtime's protocol stays as it is; the server asks `store as? any BranchingStore`.
-@MainActor
+@StateActor
 public protocol BranchingStore: AnyStore {
   /// Turns the action that made `version` off (`skipped`) or on again and recomputes the
   /// state; returns the store's version after (a new one when the view changed).

@@ -4,7 +4,7 @@ extension Store {
   /// Starts keeping the last `limit` entries (0: none, only `sink` hears them) and reporting
   /// every entry and effect event to `sink`. History starts from the current state, which is
   /// the oldest one it can produce until the log fills.
-  public func startHistory(limit: Int, sink: (@MainActor (HistoryRecord) -> Void)?) {
+  public func startHistory(limit: Int, sink: (@StateActor (HistoryRecord) -> Void)?) {
     guard limit > 0 || sink != nil else {
       history = nil
       historyBase = nil

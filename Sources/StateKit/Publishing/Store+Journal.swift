@@ -3,7 +3,7 @@ import JSON
 /// A store that can give the change of its private state, so a journal commits the change
 /// instead of the whole state. `Store<F>` is one; the server falls back to whole snapshots for
 /// any other `AnyStore`.
-@MainActor
+@StateActor
 public protocol JournaledStore: AnyStore {
   /// From now on the store keeps its private state as JSON and reports its changes (see
   /// `Publication.statePatch` and `takeStatePatch()`). Costs one full encoding now, then

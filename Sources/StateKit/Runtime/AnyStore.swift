@@ -3,9 +3,9 @@ import JSON
 /// The face of a store that the server sees, whatever its feature: wire actions in, JSON
 /// publications out. `Store<F>` is the one implementation.
 ///
-/// All stores live on the main actor, so the server reduces a whole batch of input lines
+/// All stores live on the state actor, so the server reduces a whole batch of input lines
 /// without a task hop per message; effects run concurrently and come back through `send`.
-@MainActor
+@StateActor
 public protocol AnyStore: AnyObject {
   var id: String { get }
   var featureName: String { get }
@@ -18,7 +18,7 @@ public protocol AnyStore: AnyObject {
 
   /// Called synchronously, once per reduced action that changed the view or emitted events,
   /// before `send` returns for a client's action (so a patch is written before the response).
-  var observer: (@MainActor (Publication) -> Void)? { get set }
+  var observer: (@StateActor (Publication) -> Void)? { get set }
 
   /// Decodes a wire action (`{"type": ..., fields}`), refuses a non-public or unknown type,
   /// validates and reduces it. `cause` (a request id) is carried by every publication this
@@ -43,12 +43,12 @@ public protocol AnyStore: AnyObject {
   func isRunning(_ transaction: Transaction) -> Bool
   /// Calls `observer` with the progress those effects report, then its `end`.
   func observeProgress(
-    of transaction: Transaction, _ observer: @escaping @MainActor (ProgressUpdate) -> Void)
+    of transaction: Transaction, _ observer: @escaping @StateActor (ProgressUpdate) -> Void)
 
   // History (StoreHistory.swift; defaults in AnyStore+History.swift say "none").
 
   /// Keeps the last `limit` entries and reports each entry and effect event to `sink`.
-  func startHistory(limit: Int, sink: (@MainActor (HistoryRecord) -> Void)?)
+  func startHistory(limit: Int, sink: (@StateActor (HistoryRecord) -> Void)?)
   /// The oldest version history can still produce; nil when it keeps none.
   var firstHeldVersion: UInt64? { get }
   /// Entries with a version above `since`, oldest first, about `limit` of them.

@@ -83,7 +83,7 @@ public protocol Feature: Sendable {
   /// optimizer can specialize the store's whole send path for it (with cross-module
   /// optimization, `-cross-module-optimization`); otherwise that path runs generic code that
   /// looks up the metadata of every generic type it touches.
-  @MainActor
+  @StateActor
   static func _send(wire action: JSON, cause: JSON?, to store: Store<Self>) throws(ActionError)
     -> Transaction
 
@@ -102,7 +102,7 @@ extension Feature {
   /// Accepts every state that decodes.
   public func validate(state: State) throws(ActionValidationError) {}
   /// The store's own send path; see the requirement.
-  @inlinable @MainActor
+  @inlinable @StateActor
   public static func _send(wire action: JSON, cause: JSON?, to store: Store<Self>)
     throws(ActionError) -> Transaction
   {

@@ -2,7 +2,7 @@ import JSON
 
 /// Owns one feature's state; `send` is the only way in.
 ///
-/// Reducers run on the main actor, one action at a time, in arrival order: an action sent
+/// Reducers run on the state actor, one action at a time, in arrival order: an action sent
 /// while another is being reduced (by `.send`, by an observer, by an effect) is queued and
 /// reduced right after, never re-entrantly. Effects run as tasks and come back through
 /// `send`. After each reduced action the store publishes what the server needs: the patch
@@ -14,7 +14,7 @@ import JSON
 /// store.observer = { publication in print(publication.patch) }
 /// store.send(.increment)        // observer sees [{"op":"replace","path":"/count","value":1}]
 /// ```
-@MainActor
+@StateActor
 public final class Store<F: Feature>: AnyStore {
   /// The store's id on the wire (the feature's name for its default store).
   public let id: String
@@ -26,7 +26,7 @@ public final class Store<F: Feature>: AnyStore {
   /// 0 for a new store; raised by one for each reduced action that changed the view.
   public private(set) var version: UInt64
   /// Called with every publication, before `send` returns (see `AnyStore`).
-  public var observer: (@MainActor (Publication) -> Void)?
+  public var observer: (@StateActor (Publication) -> Void)?
 
   var publisher: ViewPublisher<F.View>
   /// How each publication's `statePatch` is made; `nil` (the default) makes none
@@ -77,14 +77,14 @@ public final class Store<F: Feature>: AnyStore {
   /// The progress of transactions someone watches (Store+Progress.swift).
   var progressWatches: [Transaction: ProgressWatch] = [:]
   /// Hears every transaction's progress, watched or not; for `TestStore`.
-  @_spi(Testing) public var didReportProgress: (@MainActor (Transaction, ProgressUpdate) -> Void)?
+  @_spi(Testing) public var didReportProgress: (@StateActor (Transaction, ProgressUpdate) -> Void)?
 
   /// Called after every reduced action with the action, and whether it came from outside
   /// (`send`) or from an effect; for `TestStore`.
-  @_spi(Testing) public var didReduce: (@MainActor (F.Action, _ fromEffect: Bool) -> Void)?
+  @_spi(Testing) public var didReduce: (@StateActor (F.Action, _ fromEffect: Bool) -> Void)?
   /// Where programming errors go instead of ``Diagnostics`` (`TestStore` makes them test
   /// failures at `site`, or at the test's current step when the site is unknown).
-  @_spi(Testing) public var diagnosticHandler: (@MainActor (String, CallSite?) -> Void)?
+  @_spi(Testing) public var diagnosticHandler: (@StateActor (String, CallSite?) -> Void)?
 
   private struct Queued {
     var action: F.Action
@@ -231,7 +231,7 @@ public final class Store<F: Feature>: AnyStore {
 
   /// Queues `action` and, unless a reduce is already under way further up the stack, reduces
   /// the queue dry. The queue is what makes reduction one-at-a-time without locks: everything
-  /// runs on the main actor, and a nested send only appends.
+  /// runs on the state actor, and a nested send only appends.
   func enqueue(_ action: F.Action, _ context: EffectContext, fromEffect: Bool) {
     guard !isClosed, !fromEffect || context.generation == generation else { return }
     guard !isReducing else {

@@ -27,17 +27,17 @@ extension Connection {
         reason: "expected milliseconds from 0 to \(Self.maximumAdvanceMs), got \(params.ms)")
     }
     let registry = self.registry
-    let settle: @MainActor () async -> Void = {
+    let settle: @StateActor () async -> Void = {
       for case let store as any EffectSettling in registry.openStores {
         await store.settleEffects()
       }
     }
     guard let id else {
-      Task { @MainActor in await clock.advance(by: .milliseconds(params.ms), settling: settle) }
+      Task { @StateActor in await clock.advance(by: .milliseconds(params.ms), settling: settle) }
       return .result([:])
     }
     let reply = PendingReply(id: id)
-    reply.work = Task { @MainActor [weak reply] in
+    reply.work = Task { @StateActor [weak reply] in
       await clock.advance(by: .milliseconds(params.ms), settling: settle)
       reply?.succeed(Self.clockReading(clock))
     }

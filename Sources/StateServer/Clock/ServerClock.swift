@@ -64,13 +64,13 @@ public final class ServerClock: Clock, Sendable {
   /// Moves virtual time by `duration` once every earlier advance is done, after `settle` has
   /// let every effect just started reach its sleep; returns when each effect due by then has
   /// run and slept again or ended.
-  @MainActor
-  func advance(by duration: Duration, settling settle: @escaping @MainActor () async -> Void)
+  @StateActor
+  func advance(by duration: Duration, settling settle: @escaping @StateActor () async -> Void)
     async
   {
     let task = lastAdvance.withLock { last -> Task<Void, Never> in
       let previous = last
-      let task = Task { @MainActor [virtual] in
+      let task = Task { @StateActor [virtual] in
         await previous?.value
         await settle()
         await virtual.advance(by: duration)

@@ -23,7 +23,7 @@ public enum Codegen {
 
   /// Runs the command with `arguments` (after `codegen`); returns the exit status: 0, 1 when
   /// the bindings cannot be generated, 2 for a usage error. Messages go to stderr.
-  @MainActor
+  @StateActor
   public static func run(_ arguments: [String], features: [FeatureDescriptor]) -> Int32 {
     var language: String?
     var directory: String?
@@ -59,7 +59,7 @@ public enum Codegen {
   }
 
   /// The bindings' text in `language` (`typescript` or `python`).
-  @MainActor
+  @StateActor
   static func render(language: String, features: [FeatureDescriptor]) throws(CodegenError)
     -> String
   {

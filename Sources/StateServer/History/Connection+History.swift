@@ -19,7 +19,7 @@ extension Connection {
       store.startHistory(limit: options.historyLimit, sink: nil)
       return
     }
-    store.startHistory(limit: options.historyLimit) { @MainActor record in
+    store.startHistory(limit: options.historyLimit) { @StateActor record in
       recorder?.append(record)
       if logsActions, case .entry(let entry) = record { Self.logReduced(entry, log) }
     }

@@ -9,7 +9,7 @@ import Synchronization
   import Darwin
 #endif
 
-/// `--record FILE`: appends every store's history to FILE as NDJSON, off the main actor.
+/// `--record FILE`: appends every store's history to FILE as NDJSON, off the state actor.
 ///
 /// Lines: a `header` (format, the application's name and version as given to `Server.main`,
 /// the stateserver library's version, the features' schema fingerprints, the history bound),
@@ -19,8 +19,8 @@ import Synchronization
 /// virtual time under `--clock virtual`, else real time since the server started), which is
 /// how `replay --emit` knows how far to move a test's virtual clock before an effect's action. `stateserver replay FILE` reads them back (``Replay``).
 ///
-/// The main actor only queues values: the entry's action, patch and events are encoded and
-/// written on a serial queue. At most `capacity` lines wait; past that the main actor waits
+/// The state actor only queues values: the entry's action, patch and events are encoded and
+/// written on a serial queue. At most `capacity` lines wait; past that the state actor waits
 /// for the writer (a recording that silently dropped lines could not be replayed).
 final class Recorder: Sendable {
   private let fd: Int32
@@ -66,7 +66,7 @@ final class Recorder: Sendable {
   }
 
   /// A store opened (or was restored): its private state, from which replay starts.
-  @MainActor
+  @StateActor
   func opened(_ store: any AnyStore) {
     let line: JSON = [
       "type": "open", "store": .string(store.id), "feature": .string(store.featureName),
@@ -75,7 +75,7 @@ final class Recorder: Sendable {
     write { line }
   }
 
-  @MainActor
+  @StateActor
   func closed(_ storeID: String) {
     write { ["type": "close", "store": .string(storeID)] }
   }

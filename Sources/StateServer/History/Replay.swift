@@ -14,7 +14,7 @@ import StateKit
 /// this application's features (malformed, another application's name, or another
 /// fingerprint) is refused on stderr with status 2. Another version of the same application
 /// is replayed when the fingerprints match, with a note on stderr (``RecordedApplication``).
-@MainActor
+@StateActor
 public enum Replay {
   /// Replays the recording at `path` against `features` of the application `name` at
   /// `version` (what `Server.main` was given); prints the outcome and returns the exit status.

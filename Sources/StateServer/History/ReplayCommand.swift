@@ -3,7 +3,7 @@ import StateKit
 extension Server {
   /// `replay [--emit pytest|swift] [--out FILE] FILE`: without `--emit`, replays FILE
   /// (``Replay``); with it, writes a test that asserts the recorded session (``ReplayEmitter``).
-  @MainActor
+  @StateActor
   static func replay(
     _ arguments: [String], name: String, version: String,
     features: () -> [FeatureDescriptor]

@@ -1,4 +1,5 @@
 import JSON
+import StateKit
 
 /// `--emit swift`: a Swift Testing test that serves the application in-process through
 /// ``ServerTestHarness`` (the server's own connection, on a virtual clock) and expects the
@@ -22,10 +23,11 @@ extension ReplayEmitter {
       //
       // The test target defines, once, the features as the application's executable builds them:
       // `func applicationFeatures(clock: ServerClock) -> [FeatureDescriptor]`.
+      import StateKit
       import StateServer
       import Testing
 
-      @MainActor @Test func replays\(upper)() async throws {
+      @StateActor @Test func replays\(upper)() async throws {
         var options = ServerOptions()
         options.historyLimit = \(history)
         let harness = try ServerTestHarness(options: options, features: applicationFeatures(clock:))

@@ -3,7 +3,7 @@ import Synchronization
 
 /// A second connection to the state database, used only on its own serial queue, for the two
 /// writes whose cost grows with the whole state: a compacted snapshot, and the WAL checkpoint
-/// that copies committed pages into the main file. Both would stall the main actor for tens
+/// that copies committed pages into the main file. Both would stall the state actor for tens
 /// of milliseconds at 100,000 notes; here they overlap with it.
 ///
 /// SQLite in WAL mode lets a checkpoint run beside the main connection's commits (PASSIVE

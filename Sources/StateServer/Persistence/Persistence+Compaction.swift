@@ -1,7 +1,7 @@
 import JSON
 import StateKit
 
-/// A snapshot encoded off the main actor, waiting for the next commit to write it.
+/// A snapshot encoded off the state actor, waiting for the next commit to write it.
 struct Compaction {
   var store: String
   /// The store's `StoreJournal.generation` when it began: a whole snapshot written since
@@ -18,7 +18,7 @@ struct Compaction {
 /// value, copy-on-write), and written by the database's `BackgroundWriter` in pieces, each a
 /// short transaction, switched in by one small transaction; the journal rows it covers are
 /// deleted afterwards, a batch at a time (`SnapshotPieces`). Neither the encoding nor the
-/// write runs on the main actor, and a commit that falls into the write waits for one piece
+/// write runs on the state actor, and a commit that falls into the write waits for one piece
 /// at most. (An in-memory database has no second connection: the next group commit writes it
 /// whole.) The
 /// store's next change copies the parts of its JSON it edits (the path to the change, an

@@ -8,7 +8,7 @@ import StateKit
 /// patches, O(change) each); restore is the snapshot with the journal applied. The server
 /// records every publication of a persistent store (`record`) and calls `commit` before it
 /// hands the lines that report those changes to the writer, so every change reduced in one
-/// turn of the main actor shares one transaction (group commit) and no response goes out
+/// turn of the state actor shares one transaction (group commit) and no response goes out
 /// before the change it reports is on disk. A change made by an effect alone is committed by
 /// the same path, or by a commit scheduled for the next turn when nothing else is written.
 ///
@@ -23,7 +23,7 @@ import StateKit
 /// let store = try descriptor.makeStore("notes", nil, saved)
 /// persistence.attach(store)
 /// ```
-@MainActor
+@StateActor
 public final class Persistence {
   let database: SnapshotDatabase
   let warn: @Sendable (String) -> Void
@@ -40,7 +40,7 @@ public final class Persistence {
   private let schemaVersions: [String: Int]
   private var restored: [String: SavedState] = [:]
   private var restoredSchemaVersions: [String: Int] = [:]
-  /// Compacted snapshots encoded off the main actor, written by the next commit.
+  /// Compacted snapshots encoded off the state actor, written by the next commit.
   var compactions: [String: Compaction] = [:]
   /// The last compaction's encoding task (tests await it).
   var lastCompaction: Task<Void, Never>?
@@ -224,8 +224,8 @@ public final class Persistence {
   func scheduleCommit() {
     guard scheduledCommit == nil else { return }
     // Lines that report a change commit it before they leave (`commit`); this task commits
-    // what no line reports, at the latest one turn of the main actor later.
-    scheduledCommit = Task { @MainActor [weak self] in
+    // what no line reports, at the latest one turn of the state actor later.
+    scheduledCommit = Task { @StateActor [weak self] in
       guard let self else { return }
       self.scheduledCommit = nil
       do throws(CommitFailure) {

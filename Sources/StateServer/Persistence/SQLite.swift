@@ -19,7 +19,7 @@ struct SQLiteError: Error, CustomStringConvertible {
 }
 
 /// One open SQLite connection, used from a single thread at a time (persistence lives on the
-/// main actor). Just the calls persistence needs: execute, prepare, bind, step, read columns.
+/// state actor). Just the calls persistence needs: execute, prepare, bind, step, read columns.
 final class SQLiteConnection {
   private let handle: OpaquePointer
 

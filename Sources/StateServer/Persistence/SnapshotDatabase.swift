@@ -23,7 +23,7 @@ final class SnapshotDatabase {
   let path: String?
   /// The file could be read but not written: stores are restored, changes are not saved.
   private(set) var isReadOnly = false
-  /// Writes compacted snapshots and checkpoints off the main actor (a file database only).
+  /// Writes compacted snapshots and checkpoints off the state actor (a file database only).
   private(set) var background: BackgroundWriter?
   /// Bytes committed since the last checkpoint was asked for.
   private var walBytes = 0

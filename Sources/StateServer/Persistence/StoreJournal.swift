@@ -35,7 +35,7 @@ struct StoreJournal {
   var lastSeq: Int64?
   /// Raised by every whole snapshot: a compaction begun before one is stale.
   private(set) var generation = 0
-  /// A compaction is being encoded off the main actor.
+  /// A compaction is being encoded off the state actor.
   var isCompacting = false
   /// Journal bytes below which the store is never compacted.
   var compactionMinimum = Self.minimumCompaction

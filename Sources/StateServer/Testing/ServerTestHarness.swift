@@ -11,14 +11,14 @@ import StateKit
 /// on it; it serves hand-written ones as well:
 ///
 /// ```swift
-/// @MainActor @Test func incrementIsPatchedThenAnswered() async throws {
+/// @StateActor @Test func incrementIsPatchedThenAnswered() async throws {
 ///   let harness = try ServerTestHarness { clock in [CounterFeature(clock: clock).descriptor()] }
 ///   let lines = try await harness.send(
 ///     #"{"jsonrpc":"2.0","id":1,"method":"dispatch","params":{"store":"counter","action":{"type":"increment"}}}"#)
 ///   #expect(lines.last?["result"]?["version"] == 1)
 /// }
 /// ```
-@MainActor
+@StateActor
 public final class ServerTestHarness {
   /// Why a line could not be sent, or was not answered.
   public struct Failure: Error, CustomStringConvertible {
@@ -69,7 +69,7 @@ public final class ServerTestHarness {
     var lines = try written()
     guard let id = message["id"], message["method"] != nil else { return lines }
     for reply in connection.pending[id] ?? [] { await reply.resolved() }
-    // A reply resolved later is committed as it resolves; a few turns of the main actor cover
+    // A reply resolved later is committed as it resolves; a few turns of the state actor cover
     // a commit scheduled behind it, and the bound keeps a missing answer from hanging the test.
     var turns = 0
     while !lines.contains(where: { Self.answers(id, $0) }) {

@@ -1,3 +1,4 @@
+import StateKit
 import StateServer
 import Testing
 
@@ -5,7 +6,7 @@ import Testing
 /// prove it would fail. No switch makes a reducer behave otherwise, so the recorded side
 /// changes instead: a recorded patch that differs from the one served is exactly what a changed
 /// reducer looks like to the emitted test.
-@MainActor @Suite struct ReplaySessionChangeTests {
+@StateActor @Suite struct ReplaySessionChangeTests {
   @Test func aRecordedPatchThatDiffersIsReportedAtItsStep() async throws {
     var steps = replaySessionSteps
     let patch = try #require(steps.first?.expected.first)

@@ -10,10 +10,11 @@
 //
 // The test target defines, once, the features as the application's executable builds them:
 // `func applicationFeatures(clock: ServerClock) -> [FeatureDescriptor]`.
+import StateKit
 import StateServer
 import Testing
 
-@MainActor @Test func replaysReplaySession() async throws {
+@StateActor @Test func replaysReplaySession() async throws {
   var options = ServerOptions()
   options.historyLimit = 1000
   let harness = try ServerTestHarness(options: options, features: applicationFeatures(clock:))

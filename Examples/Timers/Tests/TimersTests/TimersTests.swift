@@ -3,7 +3,7 @@ import StateKitTesting
 import Testing
 import Timers
 
-@MainActor @Test func aCountdownTicksToZeroAndFinishes() async {
+@StateActor @Test func aCountdownTicksToZeroAndFinishes() async {
   let clock = TestClock()
   let store = TestStore(feature: Timers(clock: clock))
   await store.send(.start(seconds: 2)) {
@@ -22,7 +22,7 @@ import Timers
   await store.finish()
 }
 
-@MainActor @Test func stopCancelsTheCountdown() async {
+@StateActor @Test func stopCancelsTheCountdown() async {
   let clock = TestClock()
   let store = TestStore(feature: Timers(clock: clock))
   await store.send(.start(seconds: 5)) {
