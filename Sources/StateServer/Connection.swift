@@ -40,20 +40,8 @@ final class Connection {
   /// `--record`: where every store's history goes (Connection+History.swift); the owner's,
   /// shared with every attached connection.
   var recorder: Recorder?
-  /// Set by the hub while another client's batch is served and this client is behind: its
-  /// patches merge as they are queued, since its queue would merge them all anyway.
-  var mergesHeldPatches = false
-  /// The newest patch queued while `mergesHeldPatches`, kept apart so later ones merge into it
-  /// in place (Connection+Held).
-  var heldPatch: HeldPatch?
-  /// Lines of this turn, not yet handed to the writer; a commit that fails turns their
-  /// acknowledgements into errors in place (Connection+Durability).
-  var uncommitted: [Outgoing] = []
-  private var uncommittedSizes: [Int] = []
-  var uncommittedBytes = 0
-  /// While set, lines wait in `uncommitted` (an input batch of this client, or of another
-  /// client through the hub).
-  var inBatch = false
+  /// The lines of this turn, held patches and the commit that hands them to `output`.
+  let buffer: OutputBuffer
   /// Lines taken from the inbox and not served yet: the output went over its budget first.
   var held: ArraySlice<InboundLine> = []
   /// The input offset that `held` reaches.
@@ -70,9 +58,6 @@ final class Connection {
   var unreadInput: @Sendable () -> Int = { 0 }
   /// Bytes of input read so far (the inbox's, or the main loop's).
   var inputOffset: @MainActor () -> Int = { 0 }
-  /// Writes a commit at once, without the writer thread, when it can (see
-  /// ``StdoutWriter/writeDirectly(_:estimatedBytes:)``); nil: always through the queue.
-  var writeDirectly: (@Sendable ([Outgoing], Int) -> Bool)?
   var phase = Phase.serving
   /// What this client watches, and what publications become for it.
   let fanout: Fanout
@@ -93,6 +78,7 @@ final class Connection {
     self.registry = registry
     self.fanout = Fanout(registry: registry)
     self.output = output
+    self.buffer = OutputBuffer(registry: registry, queue: output, log: log)
     self.options = options
     self.log = log
   }
@@ -390,52 +376,20 @@ final class Connection {
     }
     fanout.lines(
       for: publication, of: store, cause: clientCause(publication.cause),
-      patch: { notice in
-        if mergesHeldPatches { hold(consume notice) } else { queue(.patch(consume notice)) }
-      },
-      event: { line in
-        releaseHeld()  // a barrier: the held patch goes first
-        queue(consume line)
-      })
-    if !inBatch { commit() }
+      patch: { notice in buffer.add(patch: consume notice) },
+      event: { line in buffer.add(consume line) })
+    if !buffer.isHolding { buffer.commit() }
   }
 
   func emit(_ line: consuming Outgoing) {
-    releaseHeld()
-    queue(line)
-    if !inBatch { commit() }
+    buffer.emit(line)
   }
 
-  func queue(_ line: consuming Outgoing) {
-    let size = line.estimatedBytes
-    uncommitted.append(line)
-    uncommittedSizes.append(size)
-    uncommittedBytes += size
-  }
-
-  /// Hands what was queued on, written from this thread while the pipe takes it
-  /// (``StdoutWriter/writeDirectly(_:estimatedBytes:)``), else by the writer thread: at the end
-  /// of each input batch, and at once for output produced outside one (effects, replies
-  /// resolved later). Persistent stores' changes are committed first, all in one transaction:
-  /// no line reporting a change leaves before the change is on disk
-  /// (Connection+Durability.swift). Returns whether the output is now over its budget.
+  /// Hands what was queued on (``OutputBuffer/commit()``); returns whether the output is now
+  /// over its budget.
   @discardableResult
   func commit() -> Bool {
-    releaseHeld()
-    commitPersistentChanges()
-    guard !uncommitted.isEmpty else { return false }
-    let lines = uncommitted
-    let sizes = uncommittedSizes
-    let bytes = uncommittedBytes
-    // The queue keeps the buffers; the next batch starts new ones, as large as this one was
-    // (growing them line by line from empty cost a copy of each line about ten times a batch).
-    uncommitted = []
-    uncommitted.reserveCapacity(lines.count)
-    uncommittedSizes = []
-    uncommittedSizes.reserveCapacity(lines.count)
-    uncommittedBytes = 0
-    if let writeDirectly, writeDirectly(lines, bytes) { return false }
-    return output.append(consume lines, sizes: sizes) { fanout.compact(&$0) }
+    buffer.commit()
   }
 
   // MARK: Helpers for the methods

@@ -90,17 +90,14 @@ final class Hub {
   func holdCommits(except sender: Connection) {
     guard connections.count > 1 else { return }
     for connection in connections where connection !== sender {
-      connection.inBatch = true
-      connection.mergesHeldPatches = connection.output.isMerging
+      connection.buffer.beginHolding()
     }
   }
 
   func commitHeld(except sender: Connection) {
     guard connections.count > 1 else { return }
     for connection in connections where connection !== sender {
-      connection.inBatch = false
-      connection.mergesHeldPatches = false
-      connection.commit()
+      connection.buffer.endHolding()
     }
   }
 
