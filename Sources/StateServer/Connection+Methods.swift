@@ -149,7 +149,7 @@ extension Connection {
   }
 
   func cancel(_ params: CancelParams) -> Outcome {
-    for reply in pendingReplies(for: params.id) { reply.fail(.cancelled) }
+    for reply in router.pendingReplies(for: params.id) { reply.fail(.cancelled) }
     return .result([:])
   }
 

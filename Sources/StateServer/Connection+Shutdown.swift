@@ -80,8 +80,8 @@ extension Connection {
       log.error("a store's last changes could not be saved", ["reason": failure.reason])
     }
     // Closing resolves the "settled" waits; give their replies the same bounded time.
-    let waiting = pending.values.flatMap { $0 }.filter { reply in
-      !reply.isResolved && !shutdownReplies.contains { $0 === reply }
+    let waiting = router.unresolved.filter { reply in
+      !shutdownReplies.contains { $0 === reply }
     }
     _ = await Gate.waitAtMost(options.drainTimeout) {
       for reply in waiting { await reply.resolved() }

@@ -26,12 +26,6 @@ final class Connection {
     case later(PendingReply)
   }
 
-  /// What a message gets back: a line now, or a reply resolved later.
-  enum Served {
-    case now(Outgoing)
-    case later(PendingReply)
-  }
-
   let registry: StoreRegistry
   let options: ServerOptions
   let log: Log
@@ -61,8 +55,8 @@ final class Connection {
   var phase = Phase.serving
   /// What this client watches, and what publications become for it.
   let fanout: Fanout
-  /// Requests answered later, by id, so `$/cancelRequest` can find them.
-  var pending: [JSON: [PendingReply]] = [:]
+  /// Envelopes, the method table, and the replies answered later.
+  let router = Router()
   var shutdownReplies: [PendingReply] = []
   var stopped: CheckedContinuation<Int32, Never>?
   var exitCode: Int32?
@@ -70,9 +64,6 @@ final class Connection {
   var role = Role.owner
   /// Every connection, when the server runs with more than one client possible (`--listen`).
   weak var hub: Hub?
-  /// The method called last: a pipelining client calls one method many times over, and
-  /// comparing its name costs less than hashing it.
-  private var lastMethod: RPCMethod?
 
   init(registry: StoreRegistry, output: OutputQueue, options: ServerOptions, log: Log) {
     self.registry = registry
@@ -85,243 +76,12 @@ final class Connection {
 
   // MARK: Input (the reading and pacing are in Connection+Input.swift)
 
+  /// Serves one input line (``Router``).
   func receive(_ line: InboundLine) {
-    switch line {
-    case .request(let request):
-      answer(serve(request.method, params: request.params, id: request.id))
-    case .message(let message):
-      receive(message, refusals: [])
-    case .malformed(let error):
-      // Well-formed text with refused members (a repeated key, a number out of range) is still
-      // answered request by request, each with its own id when that id is readable.
-      if let remainder = error.remainder {
-        receive(remainder, refusals: error.refusals)
-        return
-      }
-      let refusal: RPCError =
-        error.kind == .duplicateKey ? .duplicateKey(error) : .parseError(error)
-      emit(.failure(id: .null, error: refusal))
-    case .oversize(let bytes):
-      emit(
-        .failure(id: .null, error: .messageTooLarge(size: bytes, limit: options.maxMessageBytes)))
-    case .endOfInput:
-      beginShutdown(reason: "end of input")
-    }
-  }
-
-  /// One parsed line: a message or a batch. `refusals` are the members of the line the parser
-  /// refused, pointed at from the line's root.
-  private func receive(_ message: JSON, refusals: [JSONParseError.Refusal]) {
-    if case .array(let elements) = message, !refusals.contains(where: { $0.pointer.isRoot }) {
-      receiveBatch(elements, refusals: refusals)
-      return
-    }
-    answer(serve(message, refusals: refusals))
-  }
-
-  /// Writes what serving a message gave: its response now or once its reply resolves, or
-  /// nothing for a notification.
-  private func answer(_ served: Served?) {
-    switch served {
-    case .none: break
-    case .some(.now(let line)): emit(line)
-    case .some(.later(let reply)): reply.onResolve = { [weak self] in self?.emit($0) }
-    }
-  }
-
-  /// A JSON-RPC batch: one array of responses once every request in it is answered; no line at
-  /// all when it held only notifications.
-  private func receiveBatch(_ elements: [JSON], refusals: [JSONParseError.Refusal]) {
-    guard !elements.isEmpty else {
-      emit(.failure(id: .null, error: .invalidRequest("an empty batch; send at least one request")))
-      return
-    }
-    // Each element's refusals, pointed at from the element (rare: only when the parser refused
-    // members of the line).
-    var refusalsByElement: [Int: [JSONParseError.Refusal]] = [:]
-    for refusal in refusals {
-      guard let first = refusal.pointer.tokens.first, let index = Int(first) else { continue }
-      var own = refusal
-      own.pointer = JSONPointer(tokens: Array(refusal.pointer.tokens.dropFirst()))
-      refusalsByElement[index, default: []].append(own)
-    }
-    let batch = BatchReply()
-    for (index, element) in elements.enumerated() {
-      switch serve(element, refusals: refusalsByElement[index] ?? []) {
-      case .none: break
-      case .some(.now(let line)):
-        batch.responses.append(line.json)
-        batch.barriers += line.barriers
-      case .some(.later(let reply)):
-        let slot = batch.responses.count
-        batch.responses.append(.null)
-        batch.waiting += 1
-        reply.onResolve = { [weak self] response in
-          batch.responses[slot] = response.json
-          batch.waiting -= 1
-          if batch.waiting == 0 {
-            self?.emit(.message(.array(batch.responses), barriers: batch.barriers))
-          }
-        }
-      }
-    }
-    if !batch.responses.isEmpty && batch.waiting == 0 {
-      emit(.message(.array(batch.responses), barriers: batch.barriers))
-    }
-  }
-
-  /// Validates one message's envelope and calls its method. Returns the response (nil for a
-  /// notification); a response given as `.later` is written when its reply resolves.
-  ///
-  /// `refusals`: members the parser refused (pointed at from the message), answered with the
-  /// message's id whenever the id itself is not one of them. One in the envelope makes the
-  /// request invalid; one inside `params` is refused like a bad param, silently for a
-  /// notification.
-  private func serve(_ message: JSON, refusals: [JSONParseError.Refusal] = []) -> Served? {
-    if case .object(let request) = message { return serve(request: request, refusals: refusals) }
-    if let refusal = Self.envelopeRefusal(refusals) {
-      return .now(.failure(id: .null, error: .refusedMember(refusal)))
-    }
-    let reason = "expected a request object, got \(message.kindDescription)"
-    return .now(.failure(id: .null, error: .invalidRequest(reason)))
-  }
-
-  /// A refused member that makes the whole message unanswerable by id: the root or the id.
-  private static func envelopeRefusal(_ refusals: [JSONParseError.Refusal])
-    -> JSONParseError.Refusal?
-  {
-    refusals.first(where: { $0.pointer.isRoot || $0.pointer.tokens == ["id"] })
-  }
-
-  /// ``serve(_:refusals:)`` of a request object. A function of its own: the object is then a
-  /// parameter, read where it lies, where bound inside the caller it was retained and released.
-  private func serve(request: JSONObject, refusals: [JSONParseError.Refusal]) -> Served? {
-    if let refusal = Self.envelopeRefusal(refusals) {
-      return .now(.failure(id: .null, error: .refusedMember(refusal)))
-    }
-    // Only what is passed on is copied out (the id, the params); `jsonrpc` and `method` are
-    // read in place: copying their values out retained and released each one's string box.
-    let id = request["id"]
-    switch id {
-    case nil, .string?, .integer?, .double?, .null?: break
-    case let other?:
-      let reason = "\"id\" must be a string, a number or null, got \(other.kindDescription)"
-      return .now(.failure(id: .null, error: .invalidRequest(reason)))
-    }
-    if let refusal = refusals.first(where: { !Self.isInParams($0.pointer) }) {
-      return .now(.failure(id: id ?? .null, error: .refusedMember(refusal)))
-    }
-    // Compared as a string: the literal as a `JSON` would be a boxed string allocated per request.
-    guard request.hasString("2.0", forKey: "jsonrpc") else {
-      let reason = "\"jsonrpc\" must be \"2.0\""
-      return .now(.failure(id: id ?? .null, error: .invalidRequest(reason)))
-    }
-    guard let method = request.string(forKey: "method") else {
-      let reason = "\"method\" must be a string naming the method"
-      return .now(.failure(id: id ?? .null, error: .invalidRequest(reason)))
-    }
-    let params = request["params"]
-    switch params {
-    case nil, .object?, .array?: break
-    case let other?:
-      let reason = "\"params\" must be an object or an array, got \(other.kindDescription)"
-      return .now(.failure(id: id ?? .null, error: .invalidRequest(reason)))
-    }
-    return serve(method, params: params, id: id, refusedParam: refusals.first)
-  }
-
-  /// Calls a request's method once its envelope is valid, and gives what it answers: nil for
-  /// a notification. `refusedParam`: a member inside the params the parser refused.
-  private func serve(
-    _ method: String, params: JSON?, id: JSON?, refusedParam: JSONParseError.Refusal? = nil
-  ) -> Served? {
-    do throws(RPCError) {
-      if let refusal = refusedParam { throw .refusedParam(refusal) }
-      let outcome = try call(method, params: params, id: id)
-      guard let id else {
-        if case .later(let reply) = outcome { reply.onResolve = nil }
-        return nil
-      }
-      switch outcome {
-      case .result(let result, let barriers):
-        return .now(.response(id: id, result: result, barriers: barriers))
-      case .dispatched(let store, let version):
-        return .now(.dispatched(id: id, store: store, version: version))
-      case .later(let reply):
-        return .later(remember(reply, id: id))
-      }
-    } catch {
-      guard let id else {
-        // JSON-RPC forbids answering a notification; the person running the server still hears.
-        log.warning(
-          "notification failed",
-          [
-            "method": method, "code": String(error.code), "error": error.message,
-            "reason": error.data?["reason"]?.stringValue ?? "",
-          ])
-        return nil
-      }
-      return .now(.failure(id: id, error: error))
-    }
-  }
-
-  /// Keeps a reply answered later by its id, for `$/cancelRequest`. A function of its own: the
-  /// closure that captures `id` made `serve` allocate a box for the id of every request.
-  private func remember(_ reply: PendingReply, id: JSON) -> PendingReply {
-    pending[id, default: []].append(reply)
-    reply.onFinish = { [weak self] in self?.forgetResolved(id) }
-    return reply
-  }
-
-  /// Whether a refused member lies inside `params` (not `params` itself).
-  private static func isInParams(_ pointer: JSONPointer) -> Bool {
-    pointer.tokens.count >= 2 && pointer.tokens[0] == "params"
-  }
-
-  /// Routes a method through ``methods``; every method's params are decoded and validated
-  /// before anything changes.
-  private func call(_ name: String, params: JSON?, id: JSON?) throws(RPCError) -> Outcome {
-    // The hot path, a pipelined `dispatch` with the usual params, is served without the method
-    // table: its closures' contexts and the method object were retained and released per
-    // request. Anything else (a drain, a closed output, unusual params) takes the table's route,
-    // whose `dispatch` reads the params the same way first.
-    if name == "dispatch", phase == .serving, !output.isBroken {
-      // A `switch`, not `if case`: the optional pattern of `if case` copied the object out.
-      switch params {
-      case .some(.object(let object)):
-        if let outcome = try dispatch(direct: object, id: id) { return outcome }
-      default: break
-      }
-    }
-    // Route before reading params: an unknown method is -32601 whatever its params look like
-    // (JSON-RPC's own example calls an unknown `subtract` with array params).
-    let method: RPCMethod
-    if let lastMethod, lastMethod.name == name {
-      method = lastMethod
-    } else {
-      guard let found = Self.methodsByName[name] else { throw .methodNotFound(name) }
-      method = found
-      lastMethod = found
-    }
-    if phase == .serving && output.isBroken {
-      // Nobody reads our answers any more: the client is gone, so change nothing more.
-      beginShutdown(reason: "stdout closed")
-    }
-    if phase == .draining && !method.servedWhileDraining {
-      // Malformed params still get their -32602 first, as before the drain.
-      _ = try RPCMethod.decode(NoParams.self, from: params)
-      throw .shuttingDown
-    }
-    return try method.call(self, params, id)
+    router.receive(line, on: self)
   }
 
   // MARK: The hot path: dispatch
-
-  /// `dispatch` with the usual params, read in place; nil for anything else.
-  private func dispatch(direct params: JSONObject, id: JSON?) throws(RPCError) -> Outcome? {
-    guard let params = DispatchParams(direct: params) else { return nil }
-    return try dispatch(params, id: id)
-  }
 
   func dispatch(_ params: DispatchParams, id: JSON?) throws(RPCError) -> Outcome {
     let storeID = params.store
@@ -394,16 +154,6 @@ final class Connection {
 
   // MARK: Helpers for the methods
 
-  func forgetResolved(_ id: JSON) {
-    pending[id]?.removeAll { $0.isResolved }
-    if pending[id]?.isEmpty == true { pending[id] = nil }
-  }
-
-  func pendingReplies(for id: JSON) -> [PendingReply] {
-    forgetResolved(id)
-    return pending[id] ?? []
-  }
-
   /// Watches a new store: its publications go to `publish`.
   func attach(_ store: any AnyStore) {
     startHistory(of: store)
@@ -427,12 +177,4 @@ final class Connection {
       "version": .integer(Int64(store.version)),
     ]
   }
-}
-
-/// The responses of one batch, written as one array when the last of them is ready.
-@MainActor
-private final class BatchReply {
-  var responses: [JSON] = []
-  var barriers: [String] = []
-  var waiting = 0
 }

@@ -199,8 +199,8 @@ final class Hub {
   private func end(_ peer: Peer, reason: String, storesClosed: Bool) async {
     let connection = peer.connection
     connection.phase = .draining
-    let waiting = connection.pending.values.flatMap { $0 }.filter { reply in
-      !reply.isResolved && !connection.shutdownReplies.contains { $0 === reply }
+    let waiting = connection.router.unresolved.filter { reply in
+      !connection.shutdownReplies.contains { $0 === reply }
     }
     _ = await Gate.waitAtMost(options.drainTimeout) {
       for reply in waiting { await reply.resolved() }
@@ -224,7 +224,7 @@ final class Hub {
     await peer.readerEnded.wait()
     close(peer.fd)
     connection.inbox = nil
-    connection.pending = [:]
+    connection.router.forgetAll()
     connection.shutdownReplies = []
     connection.fanout.subscriptions = [:]
     connections.removeAll { $0 === connection }
