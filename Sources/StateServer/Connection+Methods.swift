@@ -157,7 +157,7 @@ extension Connection {
     beginShutdown(reason: "shutdown request")
     guard let id else { return .result([:]) }
     let reply = PendingReply(id: id)
-    shutdownReplies.append(reply)
+    lifecycle.answerAtEnd(reply)
     return .later(reply)
   }
 

@@ -10,12 +10,6 @@ import StateKit
 /// response. The lines of a batch are committed to the writer together at its end.
 @MainActor
 final class Connection {
-  enum Phase {
-    case serving
-    /// Shutdown began: new requests are refused with -32010 while effects finish.
-    case draining
-  }
-
   /// What a method produced: a result now, or a reply resolved later.
   enum Outcome {
     /// `barriers`: stores whose queued patches must not be merged across this response,
@@ -44,22 +38,18 @@ final class Connection {
   var waitingForRoom = false
   /// Every line that began before this input offset has been served.
   var servedOffset = 0
-  /// The shutdown signals received so far (a second one exits at once).
-  var signalsReceived = 0
-  /// A signal's shutdown begins once the input written before it is served (this offset).
-  var shutdownOffset: Int?
   /// Bytes written to stdin and not read yet (`FIONREAD`); 0 when unknown.
   var unreadInput: @Sendable () -> Int = { 0 }
   /// Bytes of input read so far (the inbox's, or the main loop's).
   var inputOffset: @MainActor () -> Int = { 0 }
-  var phase = Phase.serving
+  /// Serving, draining or stopped, with what the end needs (Connection+Shutdown.swift).
+  var lifecycle = Lifecycle.start
+  /// Opens when the connection stops (``finished()``).
+  let ended = Gate()
   /// What this client watches, and what publications become for it.
   let fanout: Fanout
   /// Envelopes, the method table, and the replies answered later.
   let router = Router()
-  var shutdownReplies: [PendingReply] = []
-  var stopped: CheckedContinuation<Int32, Never>?
-  var exitCode: Int32?
   /// The stdio client owns the process; an attached one ends alone (Connection+Attached).
   var role = Role.owner
   /// Every connection, when the server runs with more than one client possible (`--listen`).

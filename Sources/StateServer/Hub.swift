@@ -171,7 +171,7 @@ final class Hub {
   /// The owner's shutdown began: attached clients get -32010 for new requests from now on.
   func ownerBeganShutdown() {
     ownerEnding = true
-    for peer in peers.values where !peer.ending { peer.connection.phase = .draining }
+    for peer in peers.values where !peer.ending { _ = peer.connection.lifecycle.drain() }
   }
 
   /// After the owner drained: each attached client hears `store/closed` for the stores it
@@ -198,9 +198,10 @@ final class Hub {
   /// once the reader stopped using it.
   private func end(_ peer: Peer, reason: String, storesClosed: Bool) async {
     let connection = peer.connection
-    connection.phase = .draining
+    _ = connection.lifecycle.drain()
+    let shutdownReplies = connection.lifecycle.shutdownReplies
     let waiting = connection.router.unresolved.filter { reply in
-      !connection.shutdownReplies.contains { $0 === reply }
+      !shutdownReplies.contains { $0 === reply }
     }
     _ = await Gate.waitAtMost(options.drainTimeout) {
       for reply in waiting { await reply.resolved() }
@@ -211,7 +212,7 @@ final class Hub {
         connection.storeClosed(storeID, reason: "shutdown")
       }
     }
-    for reply in connection.shutdownReplies { reply.succeed([:]) }
+    for reply in connection.lifecycle.shutdownReplies { reply.succeed([:]) }
     connection.commit()
     connection.output.finish()
     // A client that stopped reading gets the drain timeout, then its socket is shut down: the
@@ -225,7 +226,7 @@ final class Hub {
     close(peer.fd)
     connection.inbox = nil
     connection.router.forgetAll()
-    connection.shutdownReplies = []
+    connection.stop(0)
     connection.fanout.subscriptions = [:]
     connections.removeAll { $0 === connection }
     peers[ObjectIdentifier(connection)] = nil

@@ -197,7 +197,7 @@ final class Router {
     // table: its closures' contexts and the method object were retained and released per
     // request. Anything else (a drain, a closed output, unusual params) takes the table's route,
     // whose `dispatch` reads the params the same way first.
-    if name == "dispatch", connection.phase == .serving, !connection.output.isBroken {
+    if name == "dispatch", connection.lifecycle.isServing, !connection.output.isBroken {
       // A `switch`, not `if case`: the optional pattern of `if case` copied the object out.
       switch params {
       case .some(.object(let object)):
@@ -215,11 +215,12 @@ final class Router {
       method = found
       lastMethod = found
     }
-    if connection.phase == .serving && connection.output.isBroken {
+    if connection.lifecycle.isServing && connection.output.isBroken {
       // Nobody reads our answers any more: the client is gone, so change nothing more.
       connection.beginShutdown(reason: "stdout closed")
     }
-    if connection.phase == .draining && !method.servedWhileDraining {
+    // Stopped counts as draining: the reader keeps reading for as long as the process lives.
+    if !connection.lifecycle.isServing && !method.servedWhileDraining {
       // Malformed params still get their -32602 first, as before the drain.
       _ = try RPCMethod.decode(NoParams.self, from: params)
       throw .shuttingDown
