@@ -94,7 +94,7 @@ extension Connection {
     while let first = lines.indices.first {
       // Borrowed where it lies, not copied out: the reader's thread frees the line once
       // served, so a copy here was a retain and a release of its values on this thread.
-      receive(lines[first])
+      router.receive(lines[first], on: self)
       lines = lines[lines.index(after: first)...]
       if buffer.bytes >= 1 << 20 {
         full = commit()

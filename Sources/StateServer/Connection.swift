@@ -64,12 +64,7 @@ final class Connection {
     self.log = log
   }
 
-  // MARK: Input (the reading and pacing are in Connection+Input.swift)
-
-  /// Serves one input line (``Router``).
-  func receive(_ line: InboundLine) {
-    router.receive(line, on: self)
-  }
+  // Input (its reading and pacing) is in Connection+Input.swift; each line goes to the router.
 
   // MARK: The hot path: dispatch
 
@@ -132,7 +127,7 @@ final class Connection {
   }
 
   func emit(_ line: consuming Outgoing) {
-    buffer.emit(line)
+    buffer.emit(consume line)
   }
 
   /// Hands what was queued on (``OutputBuffer/commit()``); returns whether the output is now

@@ -60,22 +60,23 @@ final class OutputBuffer {
 
   /// Queues a subscription's patch; held and merged at the source for a client behind.
   func add(patch notice: consuming PatchNotice) {
+    // Moved, never copied: a copy retained and released the notice's strings per patch.
     if mergesAtSource {
-      if let released = coalescer.hold(notice, into: &held) { enqueue(.patch(released)) }
+      if let released = coalescer.hold(consume notice, into: &held) { enqueue(.patch(released)) }
     } else {
-      enqueue(.patch(notice))
+      enqueue(.patch(consume notice))
     }
   }
 
   /// Queues a line that is not a patch: a barrier, so the held patch goes first.
   func add(_ line: consuming Outgoing) {
     releaseHeld()
-    enqueue(line)
+    enqueue(consume line)
   }
 
   /// Queues a line and commits it at once unless a batch is being served.
   func emit(_ line: consuming Outgoing) {
-    add(line)
+    add(consume line)
     if !isHolding { commit() }
   }
 

@@ -23,6 +23,12 @@ final class Router {
   /// comparing its name costs less than hashing it.
   private var lastMethod: RPCMethod?
 
+  /// Serves one input line: a request, a message or batch, or what the reader refused.
+  ///
+  /// Inlined into the input loop (``Connection/serve(_:)``), so the line is read where it lies
+  /// in the batch: called, it was copied out first, a retain and a release of its values per
+  /// line.
+  @inline(__always)
   func receive(_ line: InboundLine, on connection: Connection) {
     switch line {
     case .request(let request):
