@@ -194,7 +194,7 @@ final class Router {
     pointer.tokens.count >= 2 && pointer.tokens[0] == "params"
   }
 
-  /// Routes a method through ``methods``; every method's params are decoded and validated
+  /// Routes a method through ``Connection/methods``; every method's params are decoded and validated
   /// before anything changes.
   private func call(
     _ name: String, params: JSON?, id: JSON?, on connection: Connection
