@@ -89,19 +89,19 @@ extension Connection {
     // The other clients' lines are committed once, at the end (Hub.holdCommits).
     hub?.holdCommits(except: self)
     defer { hub?.commitHeld(except: self) }
-    inBatch = true
+    buffer.isHolding = true
     var full = false
     while let first = lines.indices.first {
       // Borrowed where it lies, not copied out: the reader's thread frees the line once
       // served, so a copy here was a retain and a release of its values on this thread.
-      receive(lines[first])
+      router.receive(lines[first], on: self)
       lines = lines[lines.index(after: first)...]
-      if uncommittedBytes >= 1 << 20 {
+      if buffer.bytes >= 1 << 20 {
         full = commit()
         if full { break }
       }
     }
-    inBatch = false
+    buffer.isHolding = false
     return commit() || full
   }
 }

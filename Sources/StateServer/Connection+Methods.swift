@@ -152,7 +152,7 @@ extension Connection {
   }
 
   func cancel(_ params: CancelParams) -> Outcome {
-    for reply in pendingReplies(for: params.id) { reply.fail(.cancelled) }
+    for reply in router.pendingReplies(for: params.id) { reply.fail(.cancelled) }
     cancelWork(of: params.id)
     return .result([:])
   }
@@ -161,7 +161,7 @@ extension Connection {
     beginShutdown(reason: "shutdown request")
     guard let id else { return .result([:]) }
     let reply = PendingReply(id: id)
-    shutdownReplies.append(reply)
+    lifecycle.answerAtEnd(reply)
     return .later(reply)
   }
 

@@ -14,13 +14,12 @@ extension Connection {
   /// reader keeps reading), let effects finish for up to the drain timeout, cancel the rest,
   /// flush persistence and every pending line, then stop with status 0.
   func beginShutdown(reason: String) {
-    guard phase == .serving else { return }
+    guard lifecycle.drain() else { return }
     if role != .owner {
       // An attached client's end ends only its connection (Hub).
       hub?.detach(self, reason: reason)
       return
     }
-    phase = .draining
     log.info("shutting down", ["reason": reason])
     hub?.ownerBeganShutdown()
     Task { @StateActor in await self.drainAndStop() }
@@ -36,14 +35,15 @@ extension Connection {
   /// get there (the client stopped reading our output) gets a drain timeout, then the drain
   /// begins anyway; later requests are refused `-32010`.
   func received(signal number: Int32) {
-    signalsReceived += 1
-    guard signalsReceived > 1 else {
-      log.info("signal received; draining", ["signal": String(number)])
-      guard phase == .serving else { return }
+    let second = lifecycle.receivedSignal {
       // The offset first, then the pipe: a line read in between is counted by neither and is
       // at worst refused, never waited for.
       let offset = inputOffset()
-      shutdownOffset = offset + unreadInput()
+      return offset + unreadInput()
+    }
+    guard second else {
+      log.info("signal received; draining", ["signal": String(number)])
+      guard lifecycle.isServing else { return }
       served(through: servedOffset)
       Task { @StateActor in
         try? await Task.sleep(for: self.options.drainTimeout)
@@ -65,7 +65,7 @@ extension Connection {
   /// waiting for them begins.
   func served(through offset: Int) {
     servedOffset = offset
-    if let shutdownOffset, offset >= shutdownOffset {
+    if case .serving(let drainAt?) = lifecycle, offset >= drainAt {
       beginShutdown(reason: "signal")
     }
   }
@@ -80,15 +80,16 @@ extension Connection {
       log.error("a store's last changes could not be saved", ["reason": failure.reason])
     }
     // Closing resolves the "settled" waits; give their replies the same bounded time.
-    let waiting = pending.values.flatMap { $0 }.filter { reply in
-      !reply.isResolved && !shutdownReplies.contains { $0 === reply }
+    let shutdownReplies = lifecycle.shutdownReplies
+    let waiting = router.unresolved.filter { reply in
+      !shutdownReplies.contains { $0 === reply }
     }
     _ = await Gate.waitAtMost(options.drainTimeout) {
       for reply in waiting { await reply.resolved() }
     }
     for reply in waiting { reply.fail(.shuttingDown) }
     await registry.persistence?.flush()
-    for reply in shutdownReplies { reply.succeed([:]) }
+    for reply in lifecycle.shutdownReplies { reply.succeed([:]) }
     commit()
     output.finish()
     await writeOutOrAbandon()
@@ -112,14 +113,13 @@ extension Connection {
   }
 
   func stop(_ code: Int32) {
-    exitCode = code
-    stopped?.resume(returning: code)
-    stopped = nil
+    lifecycle.stop(status: code)
+    ended.open()
   }
 
   /// Returns the exit status once the connection has stopped.
   func finished() async -> Int32 {
-    if let exitCode { return exitCode }
-    return await withCheckedContinuation { stopped = $0 }
+    await ended.wait()
+    return lifecycle.status ?? 0
   }
 }

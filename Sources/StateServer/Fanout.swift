@@ -3,8 +3,8 @@ import StateKit
 
 /// What one connection watches, and what each store publication becomes for it: the connection's
 /// subscriptions (a store and a path in its published state), the patch of each subscription
-/// scoped to its path, the store's events, and the compaction of patches that merged while the
-/// client did not read.
+/// scoped to its path, and the store's events. Patches that merge while the client does not read
+/// are the ``Coalescer``'s.
 ///
 /// One per connection: a client attached beside another (issue 12) gets its own, so what it
 /// subscribed to and how far behind it is never touch the others.
@@ -167,33 +167,5 @@ final class Fanout {
       let scoped = parsed.scoped(to: path, in: newState, existedBefore: existedBefore)
     else { return [] }
     return scoped.operations.map(\.json)
-  }
-
-  // MARK: Coalescing
-
-  /// Replaces a merged patch's operations by the subscribed value itself once they outweigh it,
-  /// so a stalled client costs at most about one copy of each state it watches.
-  ///
-  /// The queue calls it only for a patch that is still the newest of its subscription: the
-  /// subtree has not changed since the patch's `to` (a root patch's `to` is the store's version;
-  /// a path's subtree may have stayed equal while other parts moved on).
-  func compact(_ notice: inout PatchNotice) {
-    guard let weight = notice.weight, weight >= 2 * max(notice.checkedWeight, 8),
-      let store = registry.store(notice.store),
-      let path = try? JSONPointer(parsing: notice.path),
-      let value = path.value(in: store.published),
-      !path.isRoot || store.version == notice.to
-    else { return }
-    notice.checkedWeight = weight
-    let size = nodeCount(value, limit: weight)
-    guard size < weight else { return }
-    // The subscribed value itself, as the one operation a subscriber to `path` would get for
-    // a change of the whole subtree (`add` under an object, `replace` of an array element).
-    let whole = JSONPatch([.replace(path: path, value: value)]).scoped(
-      to: path, in: store.published)
-    notice.operations =
-      whole?.operations.map(\.json) ?? [["op": "replace", "path": "", "value": value]]
-    notice.weight = size
-    notice.checkedWeight = size
   }
 }

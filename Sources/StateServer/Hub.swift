@@ -90,17 +90,14 @@ final class Hub {
   func holdCommits(except sender: Connection) {
     guard connections.count > 1 else { return }
     for connection in connections where connection !== sender {
-      connection.inBatch = true
-      connection.mergesHeldPatches = connection.output.isMerging
+      connection.buffer.beginHolding()
     }
   }
 
   func commitHeld(except sender: Connection) {
     guard connections.count > 1 else { return }
     for connection in connections where connection !== sender {
-      connection.inBatch = false
-      connection.mergesHeldPatches = false
-      connection.commit()
+      connection.buffer.endHolding()
     }
   }
 
@@ -174,7 +171,7 @@ final class Hub {
   /// The owner's shutdown began: attached clients get -32010 for new requests from now on.
   func ownerBeganShutdown() {
     ownerEnding = true
-    for peer in peers.values where !peer.ending { peer.connection.phase = .draining }
+    for peer in peers.values where !peer.ending { _ = peer.connection.lifecycle.drain() }
   }
 
   /// After the owner drained: each attached client hears `store/closed` for the stores it
@@ -201,9 +198,10 @@ final class Hub {
   /// once the reader stopped using it.
   private func end(_ peer: Peer, reason: String, storesClosed: Bool) async {
     let connection = peer.connection
-    connection.phase = .draining
-    let waiting = connection.pending.values.flatMap { $0 }.filter { reply in
-      !reply.isResolved && !connection.shutdownReplies.contains { $0 === reply }
+    _ = connection.lifecycle.drain()
+    let shutdownReplies = connection.lifecycle.shutdownReplies
+    let waiting = connection.router.unresolved.filter { reply in
+      !shutdownReplies.contains { $0 === reply }
     }
     _ = await Gate.waitAtMost(options.drainTimeout) {
       for reply in waiting { await reply.resolved() }
@@ -214,7 +212,7 @@ final class Hub {
         connection.storeClosed(storeID, reason: "shutdown")
       }
     }
-    for reply in connection.shutdownReplies { reply.succeed([:]) }
+    for reply in connection.lifecycle.shutdownReplies { reply.succeed([:]) }
     connection.commit()
     connection.output.finish()
     // A client that stopped reading gets the drain timeout, then its socket is shut down: the
@@ -227,8 +225,8 @@ final class Hub {
     await peer.readerEnded.wait()
     close(peer.fd)
     connection.inbox = nil
-    connection.pending = [:]
-    connection.shutdownReplies = []
+    connection.router.forgetAll()
+    connection.stop(0)
     connection.fanout.subscriptions = [:]
     connections.removeAll { $0 === connection }
     peers[ObjectIdentifier(connection)] = nil

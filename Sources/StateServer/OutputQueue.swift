@@ -5,26 +5,16 @@ import Synchronization
 /// The lines committed by the state actor and not yet taken by the writer thread.
 ///
 /// Lines queue up here only while the writer is busy in `write(2)` (a slow or stopped client).
-/// Then a patch merges into the queued patch of the same subscription, provided no barrier of
-/// its store (an event, `store/closed`, a response carrying state) lies between them: its
-/// `from` stays, its `to` moves on, operations are concatenated. Moving a patch earlier keeps
-/// every promise of docs/protocol.md: it still precedes the responses of the actions that caused it,
-/// and it never crosses an event of its store. Patches are only merged into lines committed
-/// earlier, never within one commit, so a client that keeps up sees one patch per change.
-///
-/// Merging starts only once more than `mergeAfter` lines wait untaken when a commit comes (the
-/// writer is clearly behind): until then a patch per change is cheaper to queue and truer to the
-/// client. A commit into an empty queue (the writer took everything: a client that keeps up) is
-/// never merged and costs no work per line: the batch becomes the queue. The size of the commit
-/// itself does not count, since nothing of it could merge into its own lines.
+/// Then a patch merges into the queued patch of the same subscription (``QueueMerging``, in
+/// Coalescer.swift with every other kind of merging). A commit into an empty queue (the writer
+/// took everything: a client that keeps up) is never merged and costs no work per line: the
+/// batch becomes the queue.
 ///
 /// Memory stays bounded in bytes: every line is weighed when committed (its estimated encoded
 /// size, ``Outgoing/estimatedBytes``) and counts until the writer has written it. Past
 /// `maxBytes` (or `maxMessages` responses and events) the reader stops reading
 /// (``waitForRoom()``) and the state actor stops serving the lines it already has (``room()``),
 /// so a huge batch or a client that stops reading makes the server stop reading, never grow.
-/// Merged patches are compacted by the committer into one whole-state `replace` once their
-/// operations outweigh the state.
 final class OutputQueue: @unchecked Sendable {
   // Safety: every mutable property is read and written only with `condition` locked; the
   // writer thread and the state actor meet nowhere else.
@@ -49,20 +39,9 @@ final class OutputQueue: @unchecked Sendable {
   /// The end of a direct write that the pipe could not take at once, already encoded: the
   /// writer writes it before any line queued after it. Counted in `queuedBytes`.
   private var carried: [UInt8] = []
-  /// Per store, per subscription path: the index in `lines` of the newest patch that later
-  /// patches may merge into.
-  private var mergeTargets: [String: [String: Int]] = [:] {
-    didSet { lastTarget = nil }
-  }
-  /// The target found last: a client behind on one subscription merges every patch into the
-  /// same queued one, found by comparing two strings instead of hashing them. Forgotten
-  /// whenever `mergeTargets` changes.
-  private var lastTarget: (store: String, path: String, index: Int)?
   private var messageCount = 0
-  /// Whether `mergeTargets` is maintained: from `mergeAfter` queued lines until the writer
-  /// takes them.
-  private var merging = false
-  private let mergeAfter: Int
+  /// Which queued patch a later one merges into, while the writer is behind.
+  private var merging: QueueMerging
   private var finished = false
   private var isDrained = false
   private var onDrained: [@Sendable () -> Void] = []
@@ -75,7 +54,7 @@ final class OutputQueue: @unchecked Sendable {
   ) {
     self.maxMessages = maxMessages
     self.maxBytes = maxBytes
-    self.mergeAfter = mergeAfter
+    self.merging = QueueMerging(after: mergeAfter)
   }
 
   /// Whether the reader and the state actor must wait for the writer. Must be called with the
@@ -114,8 +93,8 @@ final class OutputQueue: @unchecked Sendable {
     let wasEmpty = lines.isEmpty
     defer { if wasEmpty { condition.broadcast() } }
     for size in batchSizes { queuedBytes += size }
-    if !merging && lines.count > mergeAfter { startMerging() }
-    guard merging else {
+    merging.startIfBehind(lines)
+    guard merging.isOn else {
       for index in batch.indices where batch[index].patchEnd == nil { messageCount += 1 }
       // Usually the writer has taken everything: then the batch becomes the queue, no copy.
       if lines.isEmpty {
@@ -127,107 +106,18 @@ final class OutputQueue: @unchecked Sendable {
       }
       return isFull
     }
-    var added: [String: [String: Int]] = [:]
-    var grown: Set<Int> = []
-    var lastGrown = -1
-    for index in batch.indices {
-      let size = batchSizes[index]
-      let line = exchange(&batch[index], with: .written)
-      switch line {
-      case .patch(let notice):
-        // Merge only a patch that continues the queued one: a subscription made anew in between
-        // starts from a later version, and absorbing it would skip the versions between.
-        if let target = target(of: notice),
-          case .patch(var queued) = lines[target], queued.to == notice.from
-        {
-          lines[target] = .written  // drop our reference: merge in place
-          queued.absorb(notice)
-          lines[target] = .patch(queued)
-          sizes[target] += size
-          if target != lastGrown {
-            grown.insert(target)
-            lastGrown = target
-          }
-        } else {
-          let (store, path) = (notice.store, notice.path)
-          lines.append(line)
-          sizes.append(size)
-          // A newer line of this subscription now follows any older target.
-          mergeTargets[store]?[path] = nil
-          added[store, default: [:]][path] = lines.count - 1
-        }
-      default:
-        for store in line.barriers {
-          mergeTargets[store] = nil
-          added[store] = nil
-        }
-        lines.append(line)
-        sizes.append(size)
-        messageCount += 1
-      }
-    }
-    for (store, paths) in added {
-      mergeTargets[store, default: [:]].merge(paths) { _, new in new }
-    }
-    // Only a patch that is still the newest of its subscription, with no barrier after it, may
-    // be compacted: the subscribed value now is then exactly its value at the patch's `to`.
-    for index in grown {
-      guard case .patch(var queued) = lines[index],
-        mergeTargets[queued.store]?[queued.path] == index
-      else { continue }
-      lines[index] = .message(.null, barriers: [])
-      let weight = queued.weight
-      compact(&queued)
-      if queued.weight != weight {
-        let size = queued.estimatedBytes
-        queuedBytes += size - sizes[index]
-        sizes[index] = size
-      }
-      lines[index] = .patch(queued)
-    }
+    let (messages, bytes) = merging.append(
+      &batch, sizes: batchSizes, to: &lines, sizes: &sizes, compact: compact)
+    messageCount += messages
+    queuedBytes += bytes
     return isFull
-  }
-
-  /// The queued patch that `notice` may merge into. Must be called with the lock held.
-  private func target(of notice: PatchNotice) -> Int? {
-    if let lastTarget, lastTarget.store == notice.store, lastTarget.path == notice.path {
-      return lastTarget.index
-    }
-    guard let index = mergeTargets[notice.store]?[notice.path] else { return nil }
-    lastTarget = (notice.store, notice.path, index)
-    return index
-  }
-
-  /// Indexes the queued patches that later ones may merge into: the newest patch of each
-  /// subscription with no barrier of its store after it. Scanned from the newest line back,
-  /// so the older patches of a subscription already found are passed over without hashing.
-  /// Must be called with the lock held.
-  private func startMerging() {
-    merging = true
-    var targets: [String: [String: Int]] = [:]
-    /// Stores with a barrier among the lines scanned so far (newer than the line at hand).
-    var barred: Set<String> = []
-    var found: (store: String, path: String)? = nil
-    for index in lines.indices.reversed() {
-      if case .patch(let notice) = lines[index] {
-        if let found, found.store == notice.store, found.path == notice.path { continue }
-        found = (notice.store, notice.path)
-        guard !barred.contains(notice.store), targets[notice.store]?[notice.path] == nil else {
-          continue
-        }
-        targets[notice.store, default: [:]][notice.path] = index
-      } else {
-        for store in lines[index].barriers { barred.insert(store) }
-      }
-    }
-    mergeTargets = targets
   }
 
   /// Whether the client is behind: lines wait and later patches merge into queued ones.
   var isMerging: Bool {
     condition.lock()
     defer { condition.unlock() }
-    return merging
+    return merging.isOn
   }
 
   /// How many responses and events wait for the client (patches merge, so they are not
@@ -378,8 +268,7 @@ final class OutputQueue: @unchecked Sendable {
   private func takeAll() {
     lines = []
     sizes = []
-    mergeTargets = [:]
-    merging = false
+    merging.reset()
     messageCount = 0
     wakeIfRoom()
   }

@@ -135,7 +135,7 @@ public struct Server: Sendable {
       log.error("stdout failed; the remaining output is discarded", ["errno": String(code)])
       Task { @StateActor in connection.beginShutdown(reason: "stdout closed") }
     }
-    connection.writeDirectly = { writer.writeDirectly($0, estimatedBytes: $1) }
+    connection.buffer.writeDirectly = { writer.writeDirectly($0, estimatedBytes: $1) }
     // The signal and writer threads start in the state actor's next job, after the input already
     // waiting is answered: the first answer on a pipe is written directly, and creating two
     // threads first delayed it. Nothing is lost meanwhile: a signal waits in its pipe and

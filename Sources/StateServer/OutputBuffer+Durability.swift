@@ -4,7 +4,7 @@ import StateKit
 /// Acknowledged means durable: the lines a batch produced go to the writer only after the
 /// changes they report are committed, and a response to a request whose change could not be
 /// committed becomes an error instead of an acknowledgement.
-extension Connection {
+extension OutputBuffer {
   /// Commits every persistent store's recorded changes (one transaction, synchronously); on
   /// failure, turns each queued success response naming a store whose changes are not on disk
   /// (`dispatch` with either wait, `store/open`, `state/get`...) into a -32603 error with the
@@ -18,13 +18,13 @@ extension Connection {
       let failed = Set(error.stores)
       let refusal = RPCError.internalError(
         "the change was made but could not be saved, so it is not acknowledged: \(error.reason)")
-      for (index, line) in uncommitted.enumerated() {
+      for (index, line) in lines.enumerated() {
         switch line {
         case .dispatched(let id, let store, _) where failed.contains(store):
-          uncommitted[index] = .failure(id: id, error: refusal)
+          lines[index] = .failure(id: id, error: refusal)
         case .response(let id, let result, _):
           if case .string(let store)? = result["store"], failed.contains(store) {
-            uncommitted[index] = .failure(id: id, error: refusal)
+            lines[index] = .failure(id: id, error: refusal)
           }
         default:
           break
