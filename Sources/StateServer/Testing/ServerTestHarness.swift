@@ -68,7 +68,7 @@ public final class ServerTestHarness {
     connection.receive([.message(message)])
     var lines = try written()
     guard let id = message["id"], message["method"] != nil else { return lines }
-    for reply in connection.pending[id] ?? [] { await reply.resolved() }
+    for reply in connection.router.pendingReplies(for: id) { await reply.resolved() }
     // A reply resolved later is committed as it resolves; a few turns of the state actor cover
     // a commit scheduled behind it, and the bound keeps a missing answer from hanging the test.
     var turns = 0
