@@ -1,5 +1,6 @@
 // Issue 30 from Node, as a GUI would drive it: one source of truth across stores (navigation
-// reads the `users` store, not a copy), and a list that goes stale with age on a virtual clock.
+// reads the `users` store, not a copy), a list that goes stale with age on a virtual clock, and an
+// optimistic rename the server fails rolled back with its error shown.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 
@@ -73,5 +74,21 @@ describe('isStale follows age', { skip: binary.skip, timeout: 60_000 }, () => {
       op.path === '/load/isStale' && op.value === true)));
     assert.equal((await load()).isStale, true);
     assert.ok(performance.now() - started < 5_000, 'time was moved, not waited for');
+  });
+});
+
+describe('a failed optimistic rename', { skip: binary.skip, timeout: 60_000 }, () => {
+  test('rolls back to the name before it and shows the error', async (t) => {
+    const client = await startServer(t, ['--latency', '0']);
+    const users = async () => (await client.request('state/get', { store: 'users' })).state;
+    await client.dispatch('users', { type: 'load' }, { wait: 'settled' });
+    const before = (await users()).users[41].name;
+    await client.dispatch('backend', { type: 'setFailRate', rate: 1 }, { wait: 'settled' });
+    await client.dispatch(
+      'users', { type: 'rename', id: 42, name: 'Quentin New' }, { wait: 'settled' });
+    const view = await users();
+    assert.equal(view.users[41].name, before);
+    assert.deepEqual(view.edits, []);
+    assert.equal(view.renameError, 'Could not rename the user. Please try again.');
   });
 });
