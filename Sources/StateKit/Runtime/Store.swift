@@ -35,8 +35,7 @@ public final class Store<F: Feature>: AnyStore {
     didSet { journals = stateJournal != nil }
   }
   /// `stateJournal != nil`, asked once per action: asking the optional itself looked up the
-  /// generic `Optional<StateJournal<F.State>>` metadata every time in this unspecialized code
-  /// (about 900 instructions with its callees, callgrind).
+  /// generic `Optional<StateJournal<F.State>>` metadata every time in this unspecialized code.
   private var journals = false
   private let publicActions: Set<String>
   /// Payload-free public actions (`{"type": "increment"}`) by name, decoded once: such a wire
@@ -45,8 +44,8 @@ public final class Store<F: Feature>: AnyStore {
   /// per public action.
   /// (Names in an array, found by position, rather than `[String: F.Action]`: the lookup then
   /// gives an `Int?`, where `F.Action?` cost a generic metadata lookup per dispatch in this
-  /// unspecialized code, about 450 instructions; and a scan of a few short names compares
-  /// a word or two each, where hashing the name cost about 340 instructions.)
+  /// unspecialized code; and a scan of a few short names compares a word or two each, where
+  /// hashing the name costs more than the whole scan.)
   private var payloadFreeNames: [String] = []
   private var payloadFreeActions: [F.Action] = []
   private var queue: [Queued] = []
