@@ -151,6 +151,64 @@ def assemble(out_dir, bench_dir=ROOT / "bench"):
     return "\n".join(lines) + "\n" + "\n".join(body for _, body, _ in sections)
 
 
+README_BEGIN = ("<!-- make bench: begin. Written by bench/benchmarks_md.py from its last whole run; "
+                "do not edit by hand. -->")
+README_END = "<!-- make bench: end -->"
+
+
+def headline(out_dir):
+    """The README's summary of the run recorded in out_dir: its date and commit, the
+    `ratios and targets` block of each benchmark that prints one (bench/server), and the ratio
+    table of bench/scale (the first server's, when it compared several)."""
+    out_dir = Path(out_dir)
+    run = json.loads((out_dir / "run.json").read_text())
+    revision = run["commit"] + (" with uncommitted changes" if run["dirty"] else "")
+    scale = run.get("bench_scale")
+    lines = [f"Measured side by side in one `make bench` run ({run['date']}, commit `{revision}`, "
+             f"{run['cpus']} CPUs" + (f", `BENCH_SCALE={scale}`" if scale else "") +
+             "); every figure and its method: [docs/benchmarks.md](docs/benchmarks.md).", ""]
+    for out in sorted(out_dir.glob("*.out")):
+        text = sanitized(out.read_text())
+        rows, inside = [], False
+        for line in text.splitlines():
+            if line.strip() == "ratios and targets":
+                inside = True
+                continue
+            if inside and not line.startswith("  "):
+                break
+            if inside:
+                parts = re.split(r"\s{2,}", line.strip())
+                if len(parts) >= 2:
+                    rows.append("| " + " | ".join((parts + ["", ""])[:3]) + " |")
+        if rows:
+            lines += [f"bench/{out.stem}:", "", "| ratio | measured | target |",
+                      "| --- | --- | --- |", *rows, ""]
+    scale_out = out_dir / "scale.out"
+    if scale_out.exists():
+        table, seen = [], False
+        for line in sanitized(scale_out.read_text()).splitlines():
+            if line.startswith("|"):
+                table.append(line)
+                seen = True
+            elif seen:
+                break
+        if table:
+            lines += ["bench/scale (open, edit and restart of N notes against Python's "
+                      "`json.loads` and the jansson echo of the same line):", "", *table, ""]
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def update_readme(readme, block):
+    """Replaces what stands between the README's two markers by `block`; a README without
+    them is left alone. Returns whether it was written."""
+    text = readme.read_text()
+    begin, end = text.find(README_BEGIN), text.find(README_END)
+    if begin < 0 or end < begin:
+        return False
+    readme.write_text(text[:begin + len(README_BEGIN)] + "\n" + block + text[end:])
+    return True
+
+
 def pump(source, sinks):
     """Copies a child's output, line by line, to each sink as it comes."""
     for line in iter(source.readline, b""):
@@ -191,6 +249,10 @@ def run(names, out_dir, page):
             missed.append(f"bench/{name}")
     page.write_text(assemble(out_dir))
     print(f"wrote {page.relative_to(ROOT) if page.is_relative_to(ROOT) else page}")
+    # Only a whole run's page is the README's: a run of some benchmarks leaves it as it is.
+    if page == (ROOT / "docs" / "benchmarks.md").resolve() and update_readme(
+            ROOT / "README.md", headline(out_dir)):
+        print("wrote the summary in README.md")
     if missed:
         print("below target or failed: " + " ".join(missed))
         return 1

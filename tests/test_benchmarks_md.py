@@ -128,3 +128,44 @@ def test_the_committed_page_was_written_by_make_bench():
     # benchmark that is gone.
     names = {f"bench/{path.parent.name}" for path in (ROOT / "bench").glob("*/run.sh")}
     assert sections(text) and set(sections(text)) <= names
+
+
+def test_the_readme_summary_is_the_runs_ratios_between_its_markers(tmp_path, run):
+    _, results = run
+    finished(results, "server", 0, stdout=(
+        "stateserver server benchmark\n  pipelined increments/s   449,075  echo 284,650\n"
+        "ratios and targets\n"
+        "  throughput vs C jansson echo            1.60  >= 1.3x ok\n"
+        "  CPU per request vs echo, CPUs awake     1.46  <= 1.3x MISSED\n"
+        "instructions per increment\n"))
+    finished(results, "scale", 0, stdout=(
+        '{"n": 1000}\n\n/work/x/stateserver\n| notes | open / python |\n|---|---|\n'
+        "| 1,000 | 1.20x |\n| 1,000,000 | 4.00x |\n"))
+    block = benchmarks_md.headline(results)
+    assert "commit `abc1234 with uncommitted changes`" in block and "2026-12-03 11:00 UTC" in block
+    assert "| throughput vs C jansson echo | 1.60 | >= 1.3x ok |" in block
+    assert "| CPU per request vs echo, CPUs awake | 1.46 | <= 1.3x MISSED |" in block
+    assert "instructions" not in block and "449,075" not in block
+    assert "| 1,000,000 | 4.00x |" in block and "/work/x" not in block
+
+    readme = tmp_path / "README.md"
+    readme.write_text(f"# Title\n\n{benchmarks_md.README_BEGIN}\nold figures\n"
+                      f"{benchmarks_md.README_END}\n\nAfter.\n")
+    assert benchmarks_md.update_readme(readme, block)
+    text = readme.read_text()
+    assert "old figures" not in text and block in text
+    assert text.startswith("# Title\n") and text.endswith(f"{benchmarks_md.README_END}\n\nAfter.\n")
+    # Again: the block is replaced, not added to.
+    assert benchmarks_md.update_readme(readme, block)
+    assert readme.read_text() == text
+
+    unmarked = tmp_path / "OTHER.md"
+    unmarked.write_text("no markers\n")
+    assert not benchmarks_md.update_readme(unmarked, block)
+    assert unmarked.read_text() == "no markers\n"
+
+
+def test_the_repositorys_readme_has_the_markers():
+    text = (ROOT / "README.md").read_text()
+    begin, end = text.find(benchmarks_md.README_BEGIN), text.find(benchmarks_md.README_END)
+    assert 0 <= begin < end
