@@ -36,7 +36,10 @@ import Testing
     }
 
     /// Reads `count` bytes; fewer if none come for 30 s (a failure bound, not a wait).
-    func read(_ count: Int) -> [UInt8] {
+    func read(_ count: Int) -> [UInt8] { Self.read(count, from: readEnd) }
+
+    /// ``read(_:)`` from a descriptor, for a thread that may not hold the pipe itself.
+    static func read(_ count: Int, from readEnd: Int32) -> [UInt8] {
       var bytes = [UInt8](repeating: 0, count: count)
       var done = 0
       while done < count {
@@ -192,18 +195,7 @@ import Testing
   func drain(_ readEnd: Int32, _ count: Int) async -> [UInt8] {
     await withCheckedContinuation { continuation in
       OSThread(name: "test.drain") {
-        var bytes = [UInt8](repeating: 0, count: count)
-        var done = 0
-        while done < count {
-          var poller = pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)
-          guard poll(&poller, 1, 30_000) == 1 else { break }
-          let got = bytes.withUnsafeMutableBytes { buffer in
-            Glibc.read(readEnd, buffer.baseAddress.map { $0 + done }, count - done)
-          }
-          guard got > 0 else { break }
-          done += got
-        }
-        continuation.resume(returning: Array(bytes[..<done]))
+        continuation.resume(returning: StdoutWriterTests.Pipe.read(count, from: readEnd))
       }.start()
     }
   }
