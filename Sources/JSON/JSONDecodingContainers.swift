@@ -139,10 +139,14 @@ struct ArrayDecodingContainer: UnkeyedDecodingContainer {
   private var key: CodingPathKey { CodingPathKey(intValue: currentIndex) }
 
   /// The next element (consumed); past the end is an error at the missing position.
-  private mutating func next(expecting expected: String) throws -> (JSON, CodingPathKey) {
+  // `expected` is built only for the error: for a generic element it names the type, a string
+  // interpolation that a state of many elements paid per element.
+  private mutating func next(expecting expected: @autoclosure () -> String) throws -> (
+    JSON, CodingPathKey
+  ) {
     guard !isAtEnd else {
       throw decoder.failure(
-        at: key, "expected \(expected), found the end of the array (\(elements.count) elements)")
+        at: key, "expected \(expected()), found the end of the array (\(elements.count) elements)")
     }
     defer { currentIndex += 1 }
     return (elements[currentIndex], key)
