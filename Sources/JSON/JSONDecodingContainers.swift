@@ -28,7 +28,7 @@ struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
   // raw-value enum, the list of its cases, which a state of many elements paid per member.
   private func member(_ key: Key, expecting expected: @autoclosure () -> String) throws -> JSON {
     asked?.ask(key.stringValue)
-    guard let value = object[key.stringValue] else {
+    guard let value = lookUp(key.stringValue) else {
       throw decoder.failure(
         at: key, "required field '\(key.stringValue)' is missing; expected \(expected())")
     }
@@ -38,13 +38,27 @@ struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
   /// The member at `key`, or `nil` when it is missing or null (`decodeIfPresent`).
   private func present(_ key: Key) -> JSON? {
     asked?.ask(key.stringValue)
-    guard let value = object[key.stringValue], !value.isNull else { return nil }
+    guard let value = lookUp(key.stringValue), !value.isNull else { return nil }
     return value
   }
 
   func decodeNil(forKey key: Key) throws -> Bool {
     asked?.ask(key.stringValue)
-    return object[key.stringValue]?.isNull ?? true
+    return lookUp(key.stringValue)?.isNull ?? true
+  }
+
+  /// The member named `name`, tried first at the position after the member found last: a type
+  /// usually reads its fields in the order they were written, and a scan from the start
+  /// compared the name with every member before it.
+  private func lookUp(_ name: String) -> JSON? {
+    let hint = decoder.nextMember
+    if hint < object.count, object.key(at: hint) == name {
+      decoder.nextMember = hint + 1
+      return object.value(at: hint)
+    }
+    guard let position = object.position(of: name) else { return nil }
+    decoder.nextMember = position + 1
+    return object.value(at: position)
   }
 
   func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {

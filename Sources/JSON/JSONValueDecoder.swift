@@ -55,6 +55,9 @@ final class ValueDecoder: Decoder, SingleValueDecodingContainer {
   private let key: (any CodingKey)?
   /// Set for a strict decode (``JSONValueDecoder/refusesUnknownKeys``), shared by the tree.
   let ledger: KeyLedger?
+  /// Where the keyed container over this decoder's object looks for the next member first
+  /// (the one after the member it found last); only a hint, checked before it is used.
+  var nextMember = 0
 
   init(value: JSON, parent: ValueDecoder?, key: (any CodingKey)?, ledger: KeyLedger? = nil) {
     self.value = value
