@@ -18,7 +18,7 @@ import JSON
 final class LineFramer {
   private let maxMessageBytes: Int
   private static let blockSize = 64 << 10
-  private var buffer = [UInt8](repeating: 0, count: LineFramer.blockSize)
+  private var buffer = ReadBuffer(count: LineFramer.blockSize)
   private var start = 0  // first byte of the unconsumed partial line
   private var end = 0  // end of the bytes read so far
   private var skipped: Int? = nil  // length so far of an oversize line being skipped
@@ -54,7 +54,7 @@ final class LineFramer {
   /// Back to one block, when a long line grew the buffer and no partial line is in it.
   private func shrink() {
     if buffer.count > 4 * Self.blockSize {
-      buffer = [UInt8](repeating: 0, count: Self.blockSize)
+      buffer = ReadBuffer(count: Self.blockSize)
     }
   }
 
@@ -72,7 +72,7 @@ final class LineFramer {
           start = 0
         } else {
           // One line fills the buffer: grow up to the limit, past it skip the line.
-          buffer.append(contentsOf: repeatElement(0, count: min(buffer.count, maxMessageBytes + 1)))
+          buffer.grow(to: buffer.count + min(buffer.count, maxMessageBytes + 1))
         }
       }
       let count = buffer.withUnsafeMutableBytes { raw -> Int in
