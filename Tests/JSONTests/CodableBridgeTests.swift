@@ -294,3 +294,37 @@ struct EncoderInternalsTests {
     #expect(json == ["a": 3, "b": 2])
   }
 }
+
+extension CodableBridgeTests {
+  /// A keyed container looks first after the member it found last: members in another order,
+  /// missing or null must still each be found where they are.
+  @Test func membersAreFoundInAnyOrder() throws {
+    struct Fields: Decodable, Equatable {
+      var a: Int
+      var b: String?
+      var c: Int
+      var d: Bool?
+    }
+    let decoder = JSONValueDecoder()
+    let inOrder: JSON = ["a": 1, "b": "x", "c": 3, "d": true]
+    let reversed: JSON = ["d": true, "c": 3, "b": "x", "a": 1]
+    let shuffled: JSON = ["c": 3, "a": 1, "d": true, "b": "x"]
+    for json in [inOrder, reversed, shuffled] {
+      #expect(try decoder.decode(Fields.self, from: json) == Fields(a: 1, b: "x", c: 3, d: true))
+    }
+    let sparse: JSON = ["c": 3, "b": nil, "a": 1]
+    #expect(try decoder.decode(Fields.self, from: sparse) == Fields(a: 1, b: nil, c: 3, d: nil))
+    #expect(decodingError(Fields.self, ["c": 3, "b": "x", "d": false])?.pointer == "/a")
+  }
+
+  /// An array position in an error's pointer is its number, past the first digit too.
+  @Test func errorsNameAnArrayPositionPastNine() throws {
+    var items: [JSON] = (0..<12).map {
+      ["id": .string("i\($0)"), "quantity": 1, "price": 1.5, "tags": []]
+    }
+    items[11] = ["id": "bad", "quantity": 1, "price": 2, "tags": [true]]
+    let error = decodingError([Item].self, .array(items))
+    #expect(error?.pointer == "/11/tags/0")
+    #expect(error?.reason == "expected a string, found a boolean")
+  }
+}
