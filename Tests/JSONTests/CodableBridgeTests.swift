@@ -327,4 +327,19 @@ extension CodableBridgeTests {
     #expect(error?.pointer == "/11/tags/0")
     #expect(error?.reason == "expected a string, found a boolean")
   }
+
+  /// Dates are read in the string's own bytes: each separator accepts exactly its characters.
+  @Test func datesAcceptTheirSeparatorsOnly() throws {
+    #expect(try decoder.decode(Date.self, from: "2026-11-29t17:46:39z") == Self.date)
+    #expect(
+      try decoder.decode(Date.self, from: "2026-11-29T17:46:39.5Z")
+        == Self.date.addingTimeInterval(0.5))
+    #expect(try decoder.decode(Date.self, from: "2026-11-29T18:16:39+00:30") == Self.date)
+    for text in [
+      "2026-11-29 17:46:39Z", "2026-11-29T17:46:39", "2026-11-29T17-46:39Z", "2026/11/29T17:46:39Z",
+      "2026-11-29T17:46:39.Z", "2026-11-29T17:46:39+0030", "2026-11-29T17:46:39Zx",
+    ] {
+      #expect(decodingError(Date.self, .string(text))?.pointer == "", "\(text)")
+    }
+  }
 }
