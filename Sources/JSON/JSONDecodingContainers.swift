@@ -1,8 +1,20 @@
 struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-  let object: JSONObject
   let decoder: ValueDecoder
   /// In a strict decode, the keys asked for (see ``KeyLedger``).
   let asked: KeyLedger.Entry?
+
+  /// The decoder's object (`container(keyedBy:)` made this container only for one), read
+  /// there rather than held here too: `KeyedDecodingContainer`'s box copies its container
+  /// for every member decoded, a retain and a release per reference it holds.
+  var object: JSONObject {
+    guard case .object(let object) = decoder.value else { return JSONObject() }
+    return object
+  }
+
+  init(decoder: ValueDecoder, asked: KeyLedger.Entry?) {
+    self.decoder = decoder
+    self.asked = asked
+  }
 
   var codingPath: [any CodingKey] { decoder.codingPath }
   /// Synthesized enum decoding asks for this on every value, with one key: a plain loop,

@@ -227,8 +227,7 @@ final class ValueDecoder: Decoder, SingleValueDecodingContainer {
       throw failure(at: nil, "expected an object, found " + found(value))
     }
     return KeyedDecodingContainer(
-      ObjectDecodingContainer<Key>(
-        object: object, decoder: self, asked: ledger?.track(object, decoder: self)))
+      ObjectDecodingContainer<Key>(decoder: self, asked: ledger?.track(object, decoder: self)))
   }
 
   func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
