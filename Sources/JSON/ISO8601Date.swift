@@ -65,7 +65,13 @@ enum ISO8601Date {
 
   /// The date written in `text`, or `nil` when it is not `YYYY-MM-DDThh:mm:ss[.f+](Z|±hh:mm)`.
   static func date(from text: String) -> Date? {
-    let bytes = Array(text.utf8)
+    // Read in the string's own UTF-8 (a parsed string is already contiguous): copying it into
+    // an array first was an allocation and a free per date, two per note of a large state.
+    var text = text
+    return text.withUTF8 { date(fromUTF8: $0) }
+  }
+
+  private static func date(fromUTF8 bytes: UnsafeBufferPointer<UInt8>) -> Date? {
     var position = 0
 
     func number(_ digits: Int) -> Int64? {
@@ -79,8 +85,10 @@ enum ISO8601Date {
       }
       return value
     }
-    func expect(_ characters: String) -> Bool {
-      guard position < bytes.count, characters.utf8.contains(bytes[position]) else { return false }
+    func expect(_ characters: StaticString) -> Bool {
+      guard position < bytes.count,
+        characters.withUTF8Buffer({ $0.contains(bytes[position]) })
+      else { return false }
       position += 1
       return true
     }

@@ -1,8 +1,20 @@
 struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-  let object: JSONObject
   let decoder: ValueDecoder
   /// In a strict decode, the keys asked for (see ``KeyLedger``).
   let asked: KeyLedger.Entry?
+
+  /// The decoder's object (`container(keyedBy:)` made this container only for one), read
+  /// there rather than held here too: `KeyedDecodingContainer`'s box copies its container
+  /// for every member decoded, a retain and a release per reference it holds.
+  var object: JSONObject {
+    guard case .object(let object) = decoder.value else { return JSONObject() }
+    return object
+  }
+
+  init(decoder: ValueDecoder, asked: KeyLedger.Entry?) {
+    self.decoder = decoder
+    self.asked = asked
+  }
 
   var codingPath: [any CodingKey] { decoder.codingPath }
   /// Synthesized enum decoding asks for this on every value, with one key: a plain loop,
@@ -28,7 +40,7 @@ struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
   // raw-value enum, the list of its cases, which a state of many elements paid per member.
   private func member(_ key: Key, expecting expected: @autoclosure () -> String) throws -> JSON {
     asked?.ask(key.stringValue)
-    guard let value = object[key.stringValue] else {
+    guard let value = lookUp(key.stringValue) else {
       throw decoder.failure(
         at: key, "required field '\(key.stringValue)' is missing; expected \(expected())")
     }
@@ -38,13 +50,27 @@ struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
   /// The member at `key`, or `nil` when it is missing or null (`decodeIfPresent`).
   private func present(_ key: Key) -> JSON? {
     asked?.ask(key.stringValue)
-    guard let value = object[key.stringValue], !value.isNull else { return nil }
+    guard let value = lookUp(key.stringValue), !value.isNull else { return nil }
     return value
   }
 
   func decodeNil(forKey key: Key) throws -> Bool {
     asked?.ask(key.stringValue)
-    return object[key.stringValue]?.isNull ?? true
+    return lookUp(key.stringValue)?.isNull ?? true
+  }
+
+  /// The member named `name`, tried first at the position after the member found last: a type
+  /// usually reads its fields in the order they were written, and a scan from the start
+  /// compared the name with every member before it.
+  private func lookUp(_ name: String) -> JSON? {
+    let hint = decoder.nextMember
+    if hint < object.count, object.key(at: hint) == name {
+      decoder.nextMember = hint + 1
+      return object.value(at: hint)
+    }
+    guard let position = object.position(of: name) else { return nil }
+    decoder.nextMember = position + 1
+    return object.value(at: position)
   }
 
   func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
@@ -139,10 +165,14 @@ struct ArrayDecodingContainer: UnkeyedDecodingContainer {
   private var key: CodingPathKey { CodingPathKey(intValue: currentIndex) }
 
   /// The next element (consumed); past the end is an error at the missing position.
-  private mutating func next(expecting expected: String) throws -> (JSON, CodingPathKey) {
+  // `expected` is built only for the error: for a generic element it names the type, a string
+  // interpolation that a state of many elements paid per element.
+  private mutating func next(expecting expected: @autoclosure () -> String) throws -> (
+    JSON, CodingPathKey
+  ) {
     guard !isAtEnd else {
       throw decoder.failure(
-        at: key, "expected \(expected), found the end of the array (\(elements.count) elements)")
+        at: key, "expected \(expected()), found the end of the array (\(elements.count) elements)")
     }
     defer { currentIndex += 1 }
     return (elements[currentIndex], key)

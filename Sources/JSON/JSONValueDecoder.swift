@@ -55,6 +55,9 @@ final class ValueDecoder: Decoder, SingleValueDecodingContainer {
   private let key: (any CodingKey)?
   /// Set for a strict decode (``JSONValueDecoder/refusesUnknownKeys``), shared by the tree.
   let ledger: KeyLedger?
+  /// Where the keyed container over this decoder's object looks for the next member first
+  /// (the one after the member it found last); only a hint, checked before it is used.
+  var nextMember = 0
 
   init(value: JSON, parent: ValueDecoder?, key: (any CodingKey)?, ledger: KeyLedger? = nil) {
     self.value = value
@@ -101,7 +104,11 @@ final class ValueDecoder: Decoder, SingleValueDecodingContainer {
   /// Decodes `value`, found at `key` of this decoder's container. An error that is not already
   /// located (a type's own validation in `init(from:)`) is placed at the child's path.
   func decodeChild<T: Decodable>(_ type: T.Type, from value: JSON, key: any CodingKey) throws -> T {
-    if let special = try special(T.self, from: value, key: key) { return special }
+    // Asked first, by comparing types: `special` returns a `T?`, whose type the runtime looks up
+    // on each call, which every element of a large array paid.
+    if Self.hasOwnForm(T.self), let special = try special(T.self, from: value, key: key) {
+      return special
+    }
     let child = ValueDecoder(value: value, parent: self, key: key)
     do {
       return try construct(T.self, from: child)
@@ -112,7 +119,14 @@ final class ValueDecoder: Decoder, SingleValueDecodingContainer {
     }
   }
 
+  /// Whether `special` decodes `T`.
+  @inline(__always)
+  private static func hasOwnForm<T>(_ type: T.Type) -> Bool {
+    T.self == JSON.self || T.self == Date.self || T.self == URL.self || T.self == Data.self
+  }
+
   /// Types with a JSON form of their own rather than their `Decodable` one.
+  @inline(never)
   private func special<T: Decodable>(_ type: T.Type, from value: JSON, key: (any CodingKey)?)
     throws -> T?
   {
@@ -213,8 +227,7 @@ final class ValueDecoder: Decoder, SingleValueDecodingContainer {
       throw failure(at: nil, "expected an object, found " + found(value))
     }
     return KeyedDecodingContainer(
-      ObjectDecodingContainer<Key>(
-        object: object, decoder: self, asked: ledger?.track(object, decoder: self)))
+      ObjectDecodingContainer<Key>(decoder: self, asked: ledger?.track(object, decoder: self)))
   }
 
   func unkeyedContainer() throws -> any UnkeyedDecodingContainer {

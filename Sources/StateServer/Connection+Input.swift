@@ -26,7 +26,7 @@ extension Connection {
         }
       }
       let full = serve(&held)
-      if held.isEmpty { served(through: heldOffset) }
+      if held.isEmpty { servedAllHeld() }
       if full {
         Task { @StateActor in
           await self.output.room()
@@ -42,6 +42,14 @@ extension Connection {
   static let drainRunBatches = 4
 
   /// Serves the lines the main loop read (``MainLoop``); `offset` is the input they reach.
+  /// Every held line is served: the empty slice lets go of the lines' array too, which it
+  /// would otherwise keep, with every line in it, until the next read (a `store/open`'s whole
+  /// parsed state, kept while the client waits, or for ever if it sends nothing more).
+  private func servedAllHeld() {
+    held = []
+    served(through: heldOffset)
+  }
+
   func receive(read lines: [InboundLine], through offset: Int) {
     // Usually nothing is held: then `held` shares the batch's buffer instead of copying it.
     if held.isEmpty { held = lines[...] } else { held.append(contentsOf: lines) }
@@ -67,7 +75,7 @@ extension Connection {
 
   func serveHeld() {
     let full = serve(&held)
-    if held.isEmpty { served(through: heldOffset) }
+    if held.isEmpty { servedAllHeld() }
     guard full else { return }
     // Resumed as a main-queue job, which also wakes the main loop to read again.
     Task { @StateActor in

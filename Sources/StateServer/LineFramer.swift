@@ -18,7 +18,7 @@ import JSON
 final class LineFramer {
   private let maxMessageBytes: Int
   private static let blockSize = 64 << 10
-  private var buffer = [UInt8](repeating: 0, count: LineFramer.blockSize)
+  private var buffer = ReadBuffer(count: LineFramer.blockSize)
   private var start = 0  // first byte of the unconsumed partial line
   private var end = 0  // end of the bytes read so far
   private var skipped: Int? = nil  // length so far of an oversize line being skipped
@@ -44,15 +44,24 @@ final class LineFramer {
     let (items, count) = readItems(from: fd)
     // Parsed in the buffer itself, before the next read moves it: no copy.
     let lines = buffer.withUnsafeBytes { raw in Self.parse(items, in: raw) }
+    // A long line grew the buffer; once it is parsed nothing points into it, so it goes now
+    // rather than at the next read, which comes only after the lines are served: the open of
+    // a large state would otherwise keep a copy of its text alive through the whole open.
+    if end == 0 { shrink() }
     return (lines, count)
+  }
+
+  /// Back to one block, when a long line grew the buffer and no partial line is in it.
+  private func shrink() {
+    if buffer.count > 4 * Self.blockSize {
+      buffer = ReadBuffer(count: Self.blockSize)
+    }
   }
 
   /// One read and the lines it completes, as ranges of `buffer` (valid until the next read).
   private func readItems(from fd: Int32) -> (items: [Item], count: Int) {
     do {
-      if end == 0 && buffer.count > 4 * Self.blockSize {
-        buffer = [UInt8](repeating: 0, count: Self.blockSize)  // a long line grew it
-      }
+      if end == 0 { shrink() }
       if end == buffer.count {
         if start > 0 {
           buffer.withUnsafeMutableBytes { raw in
@@ -63,7 +72,7 @@ final class LineFramer {
           start = 0
         } else {
           // One line fills the buffer: grow up to the limit, past it skip the line.
-          buffer.append(contentsOf: repeatElement(0, count: min(buffer.count, maxMessageBytes + 1)))
+          buffer.grow(to: buffer.count + min(buffer.count, maxMessageBytes + 1))
         }
       }
       let count = buffer.withUnsafeMutableBytes { raw -> Int in
@@ -113,7 +122,7 @@ final class LineFramer {
       }
       if start == end {
         // The buffer is not shrunk here: the lines just framed point into it until they are
-        // parsed, after this call; the next read shrinks it.
+        // parsed, after this call (`next(from:)` shrinks it then).
         start = 0
         end = 0
       } else if skipped != nil || end - start > maxMessageBytes + 1 {

@@ -294,3 +294,52 @@ struct EncoderInternalsTests {
     #expect(json == ["a": 3, "b": 2])
   }
 }
+
+extension CodableBridgeTests {
+  /// A keyed container looks first after the member it found last: members in another order,
+  /// missing or null must still each be found where they are.
+  @Test func membersAreFoundInAnyOrder() throws {
+    struct Fields: Decodable, Equatable {
+      var a: Int
+      var b: String?
+      var c: Int
+      var d: Bool?
+    }
+    let decoder = JSONValueDecoder()
+    let inOrder: JSON = ["a": 1, "b": "x", "c": 3, "d": true]
+    let reversed: JSON = ["d": true, "c": 3, "b": "x", "a": 1]
+    let shuffled: JSON = ["c": 3, "a": 1, "d": true, "b": "x"]
+    for json in [inOrder, reversed, shuffled] {
+      #expect(try decoder.decode(Fields.self, from: json) == Fields(a: 1, b: "x", c: 3, d: true))
+    }
+    let sparse: JSON = ["c": 3, "b": nil, "a": 1]
+    #expect(try decoder.decode(Fields.self, from: sparse) == Fields(a: 1, b: nil, c: 3, d: nil))
+    #expect(decodingError(Fields.self, ["c": 3, "b": "x", "d": false])?.pointer == "/a")
+  }
+
+  /// An array position in an error's pointer is its number, past the first digit too.
+  @Test func errorsNameAnArrayPositionPastNine() throws {
+    var items: [JSON] = (0..<12).map {
+      ["id": .string("i\($0)"), "quantity": 1, "price": 1.5, "tags": []]
+    }
+    items[11] = ["id": "bad", "quantity": 1, "price": 2, "tags": [true]]
+    let error = decodingError([Item].self, .array(items))
+    #expect(error?.pointer == "/11/tags/0")
+    #expect(error?.reason == "expected a string, found a boolean")
+  }
+
+  /// Dates are read in the string's own bytes: each separator accepts exactly its characters.
+  @Test func datesAcceptTheirSeparatorsOnly() throws {
+    #expect(try decoder.decode(Date.self, from: "2026-11-29t17:46:39z") == Self.date)
+    #expect(
+      try decoder.decode(Date.self, from: "2026-11-29T17:46:39.5Z")
+        == Self.date.addingTimeInterval(0.5))
+    #expect(try decoder.decode(Date.self, from: "2026-11-29T18:16:39+00:30") == Self.date)
+    for text in [
+      "2026-11-29 17:46:39Z", "2026-11-29T17:46:39", "2026-11-29T17-46:39Z", "2026/11/29T17:46:39Z",
+      "2026-11-29T17:46:39.Z", "2026-11-29T17:46:39+0030", "2026-11-29T17:46:39Zx",
+    ] {
+      #expect(decodingError(Date.self, .string(text))?.pointer == "", "\(text)")
+    }
+  }
+}

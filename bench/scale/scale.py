@@ -12,7 +12,10 @@ measures, in the same run:
   - K pipelined `edit`s of one note each: in memory (`--history 0`), with history
     (`--history 1000`, the default) and persisted (`persist: true`, `--state-dir`);
   - restart of the persisted store: spawn to the answer of a cheap request, and spawn to the
-    answer of the `store/open` that restores it.
+    answer of the `store/open` that restores it;
+  - the open's phases: read and parse (the same line naming no feature, refused), the open,
+    and a `state/get` of the whole state (the answer's writing); decode and first view are
+    what is left.
 Prints one JSON object per measurement and a Markdown table of the ratios at the end.
 """
 import argparse
@@ -164,6 +167,29 @@ def open_and_edit(binary, n, k, history, state_dir, line, edits):
             "after_edits": after_edits["VmRSS"], "peak_total": after_edits["VmHWM"]}
 
 
+def phases(binary, n):
+    """Where the open's time goes, from outside: the same line naming no feature is read, parsed
+    and refused (`read_parse_s`); the open itself (`open_s`); a `state/get` of the whole state
+    after it writes the view once more (`answer_s`). What is left of the open is the decode into
+    the State and the first encoding of the view (`decode_view_s`)."""
+    state = {"notes": [note(i) for i in range(n)]}
+    lines = [message(1, "store/open", {"feature": "no-such-feature", "store": "x", "state": state}),
+             message(2, "store/open", {"feature": "notes", "store": "bench", "state": state}),
+             message(3, "state/get", {"store": "bench"})]
+    del state
+    server = Server(server_cmd(binary, 0, None))
+    seconds = []
+    for i, line in enumerate(lines, 1):
+        start = time.perf_counter()
+        server.send(line).join()
+        server.await_id(i)
+        seconds.append(time.perf_counter() - start)
+    server.close()
+    parse, opened, answer = seconds
+    return {"read_parse_s": parse, "open_s": opened, "answer_s": answer,
+            "decode_view_s": max(0.0, opened - parse - answer)}
+
+
 def restart(binary, n, state_dir):
     server = Server(server_cmd(binary, 0, state_dir))
     server.send(message(1, "rpc.discover", {})).join()
@@ -190,6 +216,7 @@ def measure(args, n, work):
     row["echo"] = echo(args.echo, path)
     edits = edit_lines(n, k, 2)
     row["memory"] = open_and_edit(args.server, n, k, 0, None, line, edits)
+    row["phases"] = phases(args.server, n)
     row["history"] = open_and_edit(args.server, n, k, 1000, None, line, edits)
     state_dir = os.path.join(work, f"state-{n}")
     os.makedirs(state_dir)
@@ -223,6 +250,12 @@ def table(rows):
             f"{p['edit_us'] / small['persisted']['edit_us']:.2f}x "
             f"| {h['edit_us'] / m['edit_us']:.2f}x "
             f"| {s['first_answer_s']:.3f}, {s['restored_s']:.3f} |")
+    out += ["", "| notes | open s | read + parse | decode + first view | answer (state/get) |",
+            "|---|---|---|---|---|"]
+    for r in rows:
+        f = r["phases"]
+        out.append(f"| {r['n']:,} | {f['open_s']:.3f} | {f['read_parse_s']:.3f} "
+                   f"| {f['decode_view_s']:.3f} | {f['answer_s']:.3f} |")
     return "\n".join(out)
 
 

@@ -24,9 +24,11 @@ extension IdentifiedArray where Element: Encodable {
 
   /// Publishes this array at `path`: nothing when it is the revision published last time;
   /// the logged changes since then when the log reaches back and the published array is
-  /// still the one they apply to; otherwise a full encoding, diffed locally.
+  /// still the one they apply to; otherwise a full encoding, diffed locally. Nothing either
+  /// when the walk's `old` is this very array's encoding (`oldIsCurrentEncoding`).
   func publish(into walk: PatchWalk, at path: JSONPointer, old: JSON?) throws {
     defer { walk.mark(path, revision) }
+    if walk.oldIsCurrentEncoding, case .array? = old { return }
     guard case .array(let published)? = old, let last = walk.markedRevision(at: path),
       let changes = changes(since: last)
     else {

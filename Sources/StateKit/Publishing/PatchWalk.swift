@@ -12,6 +12,10 @@ final class PatchWalk {
   /// An updated `IdentifiedArray` element is replaced whole instead of diffed field by field:
   /// what a journal wants (about as many bytes, half the work); a client's view patch diffs.
   let replacesUpdatedElements: Bool
+  /// Set for a publisher's first walk, whose `old` is the encoding of the very view walked: an
+  /// `IdentifiedArray` found there is marked as it stands, not encoded a second time and
+  /// compared element by element with what it encoded to a moment before.
+  var oldIsCurrentEncoding = false
 
   /// The path of the member a leaf last changed (`recentPath`), with its parent's path and
   /// its name: a view changes the same member publication after publication (a count), and

@@ -63,6 +63,7 @@ struct ViewPublisher<View: Encodable & Equatable> {
     // start-up; the first update walks instead of comparing views.
     guard Self.holdsArrayElements(json) else { return }
     let walk = PatchWalk(marks: [:])
+    walk.oldIsCurrentEncoding = true
     do {
       try walk.visit(view, at: .root, old: json)
       marks = walk.marks
