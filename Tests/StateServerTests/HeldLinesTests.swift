@@ -1,10 +1,11 @@
 import JSON
+import StateKit
 import Testing
 
 @testable import StateServer
 
 /// What the connection keeps of lines it has served.
-@MainActor
+@StateActor
 @Suite struct HeldLinesTests {
   /// Once a read's lines are all served, the connection holds nothing of their array: a
   /// `store/open`'s whole parsed state would otherwise stay alive until the next read. Seen
