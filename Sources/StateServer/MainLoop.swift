@@ -88,6 +88,11 @@ final class MainLoop {
       parseAhead.takeOver()
     }
     connection.receive(read: lines, through: offset)
+    // Served: the batch is freed now, as `takeAndServe` does. The empty `held` slice left
+    // behind shares its buffer, and kept a large line (a `store/open` of a big state) alive
+    // until the next line came, whose answer then waited for the free (a tenth of a second
+    // per 100,000 notes; docs/architecture.md, "State at scale").
+    if connection.held.isEmpty { connection.held = [] }
   }
 
   /// Serves the lines the parse-ahead thread queued, and takes reading back when it gave it up.
