@@ -13,7 +13,8 @@ measures, in the same run:
     (`--history 1000`, the default) and persisted (`persist: true`, `--state-dir`);
   - restart of the persisted store: spawn to the answer of a cheap request, and spawn to the
     answer of the `store/open` that restores it.
-Prints one JSON object per measurement and a Markdown table of the ratios at the end.
+Prints one JSON object per measurement, a Markdown table of the ratios, and issue 28's targets
+(largest size against the smallest) at the end; exits 1 when a target is missed.
 """
 import argparse
 import json
@@ -206,7 +207,7 @@ def table(rows):
     mb = 1 << 20
     small = rows[0]
     out = ["| notes | JSON MB | open s (python, echo) | open / python | peak MB (/ JSON) "
-           "| after MB (/ JSON) | idle MB | edit us mem / hist / persisted | vs smallest "
+           "| after MB (/ JSON) | idle MB | edit us mem / hist / persisted | vs smallest mem / hist / persisted "
            "| hist / mem | restart: first answer, restored s |",
            "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
@@ -220,10 +221,35 @@ def table(rows):
             f"| {m['after'] / mb:.0f} ({m['after'] / r['bytes']:.1f}x) | {m['idle'] / mb:.0f} "
             f"| {m['edit_us']:.1f} / {h['edit_us']:.1f} / {p['edit_us']:.1f} "
             f"| {m['edit_us'] / small['memory']['edit_us']:.2f}x / "
+            f"{h['edit_us'] / small['history']['edit_us']:.2f}x / "
             f"{p['edit_us'] / small['persisted']['edit_us']:.2f}x "
             f"| {h['edit_us'] / m['edit_us']:.2f}x "
             f"| {s['first_answer_s']:.3f}, {s['restored_s']:.3f} |")
     return "\n".join(out)
+
+
+def targets(rows):
+    """Issue 28's targets, measured at the largest size against the smallest: one `edit` at
+    the largest at most 1.5x one at the smallest (in memory, with history, persisted), history
+    at most 1.2x no history at the largest, and the first answer after a restart with the
+    largest persisted store within 1 s. Returns the Markdown rows and whether all were met."""
+    small, large = rows[0], rows[-1]
+    found = []
+    for kind, label in (("memory", "in memory"), ("history", "with history"),
+                        ("persisted", "persisted")):
+        ratio = large[kind]["edit_us"] / small[kind]["edit_us"]
+        found.append((f"one edit {label}, {large['n']:,} / {small['n']:,} notes",
+                      f"{ratio:.2f}x", "<= 1.5x", ratio <= 1.5))
+    ratio = large["history"]["edit_us"] / large["memory"]["edit_us"]
+    found.append((f"one edit with history / without, {large['n']:,} notes", f"{ratio:.2f}x",
+                  "<= 1.2x", ratio <= 1.2))
+    first = large["restart"]["first_answer_s"]
+    found.append((f"restart with {large['n']:,} persisted notes: spawn to the first answer",
+                  f"{first:.3f} s", "<= 1 s", first <= 1.0))
+    out = ["| target | measured | wanted | met |", "|---|---|---|---|"]
+    out += [f"| {what} | {value} | {wanted} | {'yes' if met else 'NO'} |"
+            for what, value, wanted, met in found]
+    return "\n".join(out), all(met for *_, met in found)
 
 
 def main():
@@ -248,14 +274,25 @@ def main():
     finally:
         shutil.rmtree(work, ignore_errors=True)
     text = []
+    met = True
     for binary in servers:
-        text.append(f"\n{binary}\n")
-        text.append(table([r for r in report if r["server"] == binary]))
+        rows = [r for r in report if r["server"] == binary]
+        name = os.path.relpath(binary) if len(servers) > 1 else "the release build"
+        text.append(f"\n{name}\n")
+        text.append(table(rows))
+        goals, all_met = targets(rows)
+        text += ["", goals]
+        met = met and all_met
     print("\n".join(text))
+    if os.environ.get("BENCH_OUT"):
+        # The page's section (bench/benchmarks_md.py): the tables, not the JSON lines.
+        with open(os.path.join(os.environ["BENCH_OUT"], "scale.md"), "w") as f:
+            f.write("\n".join(text) + "\n")
     if args.out:
         with open(args.out, "w") as f:
             json.dump(report, f, indent=1)
+    return 0 if met else 1
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

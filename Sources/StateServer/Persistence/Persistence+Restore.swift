@@ -41,6 +41,13 @@ extension Persistence {
     return (saved.state, saved.version)
   }
 
+  /// The version of `storeID`'s saved data, from its snapshot row and its last journal row
+  /// alone (two indexed reads, whatever the state's size); nil when there is none.
+  public func savedVersion(of storeID: String) -> UInt64? {
+    guard let version = try? database.savedVersion(store: storeID) else { return nil }
+    return version
+  }
+
   /// The feature whose data `storeID` holds on disk, if any: a store id is bound to one
   /// feature, so that opening it as another cannot push its data aside.
   public func savedFeature(of storeID: String) -> String? {

@@ -27,6 +27,23 @@ extension SnapshotDatabase {
     return SavedRows(store: store, snapshot: snapshot, journal: journal, problem: problem)
   }
 
+  /// The version of the last change saved for `store` (the later of its last journal row's and
+  /// its snapshot's), or nil when nothing is saved. Reads no state.
+  func savedVersion(store: String) throws(SQLiteError) -> UInt64? {
+    let connection = try open()
+    let journal = try connection.query(
+      "SELECT version FROM journal WHERE store = ? ORDER BY seq DESC LIMIT 1", [.text(store)]
+    ).first?.first?.integer
+    let snapshot = try connection.query(
+      "SELECT version FROM snapshots WHERE store = ?", [.text(store)]
+    ).first?.first?.integer
+    // Journal rows a compacted snapshot covers may linger until they are cleaned up.
+    guard let version = [journal, snapshot].compactMap({ $0 }).max(), version >= 0 else {
+      return nil
+    }
+    return UInt64(version)
+  }
+
   /// The feature whose data `store` holds, if it holds any.
   func savedFeature(store: String) throws(SQLiteError) -> SQLiteValue? {
     try open().query("SELECT feature FROM snapshots WHERE store = ?", [.text(store)]).first?.first
@@ -37,6 +54,14 @@ extension SnapshotDatabase {
   @discardableResult
   func write(_ group: [StoreWrite]) throws(SQLiteError) -> [String: Int64] {
     guard !group.isEmpty else { return [:] }
+    if let damage = background?.damage {
+      // Writing on would bury what is left readable under new pages; the file stays as it is.
+      throw SQLiteError(
+        code: SQLITE_CORRUPT,
+        message:
+          "the state database failed its integrity check (quick_check: \(damage)) and is no "
+          + "longer written to; stop the server and move \(path ?? "it") aside to start fresh")
+    }
     let now = Self.timestamp()
     let connection = try open()
     var lastSeq: [String: Int64] = [:]
