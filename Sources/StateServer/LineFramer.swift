@@ -68,6 +68,15 @@ final class LineFramer {
     return (chunks, count)
   }
 
+  /// Gives back a buffer that a long line grew, once nothing framed in it is still to be
+  /// parsed (by the thread that reads, between its reads). Left to the next read, unmapping
+  /// hundreds of megabytes made the request after a large `store/open` wait.
+  func shrinkAfterLongLine() {
+    if end == 0 && buffer.count > 4 * Self.blockSize {
+      buffer = [UInt8](repeating: 0, count: Self.blockSize)
+    }
+  }
+
   /// One read and the lines it completes, as ranges of `buffer` (valid until the next read).
   private func readItems(from fd: Int32) -> (items: [FramedChunk.Item], count: Int) {
     do {

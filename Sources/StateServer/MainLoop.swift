@@ -93,6 +93,9 @@ final class MainLoop {
     // until the next line came, whose answer then waited for the free (a tenth of a second
     // per 100,000 notes; docs/architecture.md, "State at scale").
     if connection.held.isEmpty { connection.held = [] }
+    // Its lines were parsed inside the read: a buffer a long one grew goes now, unless the
+    // parse-ahead thread, which reads with the same framer, has just taken reading over.
+    if !parserReads { framer.shrinkAfterLongLine() }
   }
 
   /// Serves the lines the parse-ahead thread queued, and takes reading back when it gave it up.
