@@ -28,7 +28,7 @@ final class StoreRegistry {
   private var deferred: [String: FeatureDescriptor] = [:]
   /// Told of each deferred store once it is opened (the server attaches it to its clients).
   var onOpen: ((any AnyStore) -> Void)?
-  /// Why the last deferred store that could not be opened could not (logged by the server).
+  /// Told of a deferred store that could not be opened, and why (the server logs it).
   var onFailure: ((String, RPCError) -> Void)?
 
   init(features: [FeatureDescriptor], persistence: (any StorePersistence)?) {

@@ -34,8 +34,8 @@ import Testing
     #expect(items.isEmpty)
   }
 
-  /// Elements are kept in chunks of 1,024 (ChunkedElements): inserts, removals and edits on
-  /// both sides of chunk boundaries, of an array and of a copy of it, against a plain array.
+  /// Elements are kept in chunks (ChunkedElements): inserts, removals and edits on both sides
+  /// of chunk boundaries, of an array and of a copy of it, against a plain array.
   @Test func editsAcrossChunkBoundariesMatchAPlainArrayAndLeaveCopiesAlone() throws {
     var items = IdentifiedArray((0..<3000).map { Item(id: $0, name: "\($0)") })
     var model = (0..<3000).map { Item(id: $0, name: "\($0)") }

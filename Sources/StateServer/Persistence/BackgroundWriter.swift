@@ -98,6 +98,11 @@ final class BackgroundWriter: @unchecked Sendable {
     }
   }
 
+  /// Returns once the work queued before it has run (tests wait for the integrity check).
+  func waitForQueuedWork() {
+    queue.sync {}
+  }
+
   /// Copies committed pages into the main file, beside the main connection's commits.
   func checkpoint() {
     queue.async { [self] in _ = try? connection?.query("PRAGMA wal_checkpoint(PASSIVE)") }
