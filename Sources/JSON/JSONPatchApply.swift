@@ -21,14 +21,38 @@ extension JSONPatch {
   /// ```
   public func apply(to document: inout JSON) throws(JSONPatchError) {
     var undo = UndoLog()
+    if let failure = perform(on: &document, undo: &undo, keepingUndo: false) { throw failure }
+  }
+
+  /// `apply(to:)` that also appends to `reversal` how to take this patch's edits back
+  /// (`JSON.reverse(_:)`): the values it replaced or removed, kept by reference, not copied.
+  /// A failed patch leaves `document` and `reversal` as they were.
+  public func apply(
+    to document: inout JSON, recording reversal: inout JSONPatchReversal
+  ) throws(JSONPatchError) {
+    var undo = UndoLog()
+    if let failure = perform(on: &document, undo: &undo, keepingUndo: true) { throw failure }
+    if reversal.entries.isEmpty {
+      swap(&reversal.entries, &undo.entries)
+    } else {
+      reversal.entries += undo.entries
+    }
+  }
+
+  /// Applies the operations in order, recording each edit's undo in `undo`; on a failure rolls
+  /// them back and returns the error located at its operation. `keepingUndo` false leaves the
+  /// last edit unrecorded when nothing after it can fail.
+  private func perform(
+    on document: inout JSON, undo: inout UndoLog, keepingUndo: Bool
+  ) -> JSONPatchError? {
     // Through the buffer, each operation read where it lies: `enumerated()`, and the array's
     // subscript too, copied each one out (a retain and a release of its path and its value).
-    let failure: JSONPatchError? = operations.withUnsafeBufferPointer { operations in
+    operations.withUnsafeBufferPointer { operations in
       for index in operations.indices {
         // Nothing after the last operation can fail, so its edit needs no undo entry unless it
         // makes two (`move`: a remove, then an add that may fail). A one-operation patch (every
         // counter increment) then allocates no log.
-        if index == operations.count - 1, !operations[index].editsTwice {
+        if !keepingUndo, index == operations.count - 1, !operations[index].editsTwice {
           undo.isRecording = false
         }
         do throws(JSONPatchError) {
@@ -42,7 +66,6 @@ extension JSONPatch {
       }
       return nil
     }
-    if let failure { throw failure }
   }
 
   /// The result of applying the patch to a copy of `document`; `document` is not changed.

@@ -2,6 +2,29 @@
 // reverse itself, and a failure replays the log backwards (JSONPatchApply.swift says why a log
 // rather than a copy of the document).
 
+/// How to take back the edits of one or more patches applied with
+/// `JSONPatch.apply(to:recording:)`: a history keeps one per entry and walks a view back to an
+/// earlier version (`JSON.reverse(_:)`) instead of keeping copies of past views, which would
+/// make the next in-place edit of the live one copy what it edits.
+public struct JSONPatchReversal: Sendable {
+  var entries: [Undo] = []
+
+  /// Nothing to take back.
+  public init() {}
+
+  /// Whether there is nothing to take back.
+  public var isEmpty: Bool { entries.isEmpty }
+}
+
+extension JSON {
+  /// Takes back the edits `reversal` recorded, newest first. `self` must be the document
+  /// exactly as those patches left it (later edits taken back first); when it is not, an edit
+  /// may not find its place: the error says which, and `self` is left part way.
+  public mutating func reverse(_ reversal: JSONPatchReversal) throws(JSONPatchError) {
+    for entry in reversal.entries.reversed() { try rollBack(entry) }
+  }
+}
+
 /// The undo entries of a patch being applied; `isRecording` off drops them.
 struct UndoLog {
   var entries: [Undo] = []

@@ -51,7 +51,7 @@ extension Connection {
         "protocolVersion": .integer(Self.protocolVersion),
         "server": ["name": .string(options.name), "version": .string(options.version)],
         "features": .array(features),
-        "stores": .array(registry.openStores.map(Self.summary)),
+        "stores": .array(registry.summaries),
         "attachedClients": attachedClients,
         "capabilities": [
           "waits": Wait.names, "subscriptionPaths": true,

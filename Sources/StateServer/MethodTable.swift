@@ -133,7 +133,7 @@ extension Connection {
     ) { connection, params, _ throws(RPCError) in try connection.closeStore(params) },
     RPCMethod("store/list", NoParams.self, summary: "The open stores.") { connection, _, _ in
       .result([
-        "stores": .array(connection.registry.openStores.map(Connection.summary)),
+        "stores": .array(connection.registry.summaries),
         "attachedClients": connection.attachedClients,
       ])
     },

@@ -127,6 +127,11 @@ public struct Server: Sendable {
       return 1
     }
     for store in registry.openStores { connection.attach(store) }
+    // A deferred default store (StoreRegistry) is attached when a request opens it.
+    registry.onOpen = { connection.attach($0) }
+    registry.onFailure = { id, error in
+      log.error("cannot open the default store \(id)", ["reason": error.message])
+    }
     connection.unreadInput = {
       var count: Int32 = 0
       return ioctl(input, UInt(FIONREAD), &count) == 0 ? Int(count) : 0

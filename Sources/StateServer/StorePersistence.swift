@@ -19,6 +19,10 @@ public protocol StorePersistence: AnyObject {
   /// The feature whose data `storeID` holds, if it holds any (a store id is bound to it).
   func savedFeature(of storeID: String) -> String?
 
+  /// The version `storeID`'s saved data is at, read without its state (nil: none saved). What
+  /// `restore` gives back unless the data fails its checks.
+  func savedVersion(of storeID: String) -> UInt64?
+
   /// The restored state did not decode: keep it aside (never delete it) and report why; the
   /// store then starts fresh.
   func setAside(storeID: String, reason: String)

@@ -5,6 +5,11 @@ import StateKit
 ///
 /// Every feature has a default store named after it, open from the start; `store/open` adds
 /// more. Persistent stores are reported to the persistence at each point of their life.
+///
+/// A persistent default store with saved data is opened lazily: at start it only takes its
+/// place (`deferred`), and its saved state is read by the first request that needs the store
+/// (`store(_:)`), which waits for it; a request that needs no store is answered at once, however
+/// large the saved state (docs/architecture.md, "Restart reads a store when it is needed").
 @StateActor
 final class StoreRegistry {
   let features: [FeatureDescriptor]
@@ -19,6 +24,12 @@ final class StoreRegistry {
   private var persistent: Set<String> = []
   let persistence: (any StorePersistence)?
   private var generated = 0
+  /// Persistent default stores not read yet, by id, each with its place in `order` already.
+  private var deferred: [String: FeatureDescriptor] = [:]
+  /// Told of each deferred store once it is opened (the server attaches it to its clients).
+  var onOpen: ((any AnyStore) -> Void)?
+  /// Told of a deferred store that could not be opened, and why (the server logs it).
+  var onFailure: ((String, RPCError) -> Void)?
 
   init(features: [FeatureDescriptor], persistence: (any StorePersistence)?) {
     self.features = features
@@ -32,20 +43,38 @@ final class StoreRegistry {
   /// and comparing its id costs less than hashing it. Forgotten when that store closes.
   private var lastFound: (id: String, store: any AnyStore)?
 
+  /// The open store `id`; a deferred one is opened now (its saved state read).
   func store(_ id: String) -> (any AnyStore)? {
     if let lastFound, lastFound.id == id { return lastFound.store }
-    guard let found = stores[id] else { return nil }
+    guard let found = stores[id] ?? openDeferred(id) else { return nil }
     lastFound = (id, found)
     return found
   }
 
+  /// The stores open now, in opening order; deferred ones are not read for this.
   var openStores: [any AnyStore] { order.compactMap { $0.flatMap { stores[$0] } } }
 
-  func isPersistent(_ id: String) -> Bool { persistent.contains(id) }
+  /// `store/list`'s and `initialize`'s entries, in order: a deferred store's version is its
+  /// saved one, read without its state.
+  var summaries: [JSON] {
+    order.compactMap { id -> JSON? in
+      guard let id else { return nil }
+      if let store = stores[id] { return Connection.summary(store) }
+      guard let feature = deferred[id] else { return nil }
+      return [
+        "store": .string(id), "feature": .string(feature.name),
+        "version": .integer(Int64(persistence?.savedVersion(of: id) ?? 0)),
+      ]
+    }
+  }
 
-  /// Opens the default store of every feature; persistent ones are restored. Every feature's
-  /// `Shared` handles are bound first, so a store reducing as it opens (a restored list
-  /// checking its age) already reads the stores opened before it.
+  func isPersistent(_ id: String) -> Bool { persistent.contains(id) || deferred[id] != nil }
+
+  /// Opens the default store of every feature. A persistent one with saved data only takes its
+  /// place, to be read when first needed; the others open now, and so does every store another
+  /// feature reads (a `Shared` read must not open a store in the middle of another store's
+  /// reduce). Every feature's `Shared` handles are bound first, so a store reducing as it opens
+  /// (a restored list checking its age) already reads the stores opened before it.
   func openDefaultStores() throws(RPCError) {
     for feature in features {
       for dependency in feature.dependencies {
@@ -56,7 +85,16 @@ final class StoreRegistry {
         dependency.bind { [weak self] in self?.stores[$0] }
       }
     }
-    for feature in features where stores[feature.name] == nil {
+    let read = Set(features.flatMap { $0.dependencies.map(\.storeID) })
+    for feature in features where stores[feature.name] == nil && deferred[feature.name] == nil {
+      if feature.isPersistent, !read.contains(feature.name), let persistence,
+        persistence.savedVersion(of: feature.name) != nil
+      {
+        deferred[feature.name] = feature
+        positions[feature.name] = order.count
+        order.append(feature.name)
+        continue
+      }
       _ = try open(
         feature: feature, id: feature.name, initial: nil, persist: feature.isPersistent,
         refusingOtherFeatures: false)
@@ -89,6 +127,25 @@ final class StoreRegistry {
         + "'\(dependency.featureName)': \(problem)")
   }
 
+  /// Opens deferred store `id` (reads its saved state), in the place it took at start.
+  private func openDeferred(_ id: String) -> (any AnyStore)? {
+    guard let feature = deferred.removeValue(forKey: id) else { return nil }
+    do {
+      let store = try open(
+        feature: feature, id: id, initial: nil, persist: true, refusingOtherFeatures: false)
+      onOpen?(store)
+      return store
+    } catch {
+      // Its place is given up: the store is unknown from now on, and the log says why.
+      if let position = positions.removeValue(forKey: id) {
+        order[position] = nil
+        holes += 1
+      }
+      onFailure?(id, error)
+      return nil
+    }
+  }
+
   /// Opens a store. `id` nil generates one (`counter-1`); `initial` is a merge patch over the
   /// feature's initial state. A persistent store whose id holds another feature's saved data
   /// is refused, the data untouched, unless `refusingOtherFeatures` is false (the default
@@ -99,7 +156,7 @@ final class StoreRegistry {
     refusingOtherFeatures: Bool = true, restoring: (state: JSON, version: UInt64)? = nil
   ) throws(RPCError) -> any AnyStore {
     let id = id ?? nextID(for: feature.name)
-    guard stores[id] == nil else { throw .storeExists(id) }
+    guard stores[id] == nil, deferred[id] == nil else { throw .storeExists(id) }
     if persist, refusingOtherFeatures, let saved = persistence?.savedFeature(of: id),
       saved != feature.name
     {
@@ -136,8 +193,11 @@ final class StoreRegistry {
       }
     }
     stores[id] = store
-    positions[id] = order.count
-    order.append(id)
+    // A deferred store opens in the place it took at start.
+    if positions[id] == nil {
+      positions[id] = order.count
+      order.append(id)
+    }
     if persist, let persistence {
       persistent.insert(id)
       persistence.attach(store)
@@ -148,6 +208,12 @@ final class StoreRegistry {
   /// Closes a store: its effects are cancelled and a persistent store's last changes
   /// committed. Throws (after closing) when they could not be.
   func close(_ id: String) throws(CommitFailure) {
+    if deferred.removeValue(forKey: id) != nil, let position = positions.removeValue(forKey: id) {
+      // Never read, so nothing to save: its saved state stays as it is.
+      order[position] = nil
+      holes += 1
+      return
+    }
     guard let store = stores.removeValue(forKey: id) else { return }
     if lastFound?.id == id { lastFound = nil }
     if let position = positions.removeValue(forKey: id) {
@@ -182,7 +248,7 @@ final class StoreRegistry {
     while true {
       generated += 1
       let id = "\(feature)-\(generated)"
-      if stores[id] == nil { return id }
+      if stores[id] == nil && deferred[id] == nil { return id }
     }
   }
 }

@@ -91,58 +91,49 @@ private struct Spawner: Feature {
     }
   }
 
-  @Test func theCheckpointIsTheOldestSnapshotAndEntriesLeaveAnIntervalAtATime() throws {
+  @Test func theCheckpointMovesAndEntriesLeaveAnIntervalAtATime() throws {
     let (store, views) = try recordedCounter(limit: 64, actions: 200)
     let log = try #require(store.history)
-    // Snapshots after entries 0, 64, 128 and 192; the entries after 128 are fewer than 64
-    // more than the limit, so 128 is the checkpoint.
-    #expect(log.snapshots.map(\.seq) == [128, 192])
+    // Entries leave 64 at a time once 128 are held: after entries 128 and 192.
     #expect(log.baseSeq == 128)
     #expect(log.count == 200 - 128)
     // The checkpoint is the state after its entry: the entries that left were reduced onto it,
     // so it publishes the view at the first version held.
     let base = try #require(store.historyBase)
     #expect(try JSONValueEncoder().encode(Counter().view(of: base)) == views[log.firstVersion])
-    #expect(log.firstVersion == log.snapshots[0].version)
   }
 
-  @Test func aSnapshotIsKeptEvery64EntriesAndDroppedWithItsEntries() throws {
+  @Test func everyEntryThatChangedTheViewKeepsWhatTakesItBack() throws {
     let (store, _) = try recordedCounter(limit: 1000, actions: 400)
-    let log = try #require(store.history)
-    // The store when history started, then one each time 64 entries have been kept.
-    #expect(log.snapshots.map(\.seq) == [0, 64, 128, 192, 256, 320, 384])
-    let versions = log.snapshots.map(\.version)
-    for (earlier, later) in zip(versions, versions.dropFirst()) {
-      #expect(later >= earlier && later - earlier <= HistoryLog.snapshotInterval)
+    let entries = try #require(store.history).held
+    #expect(entries.count == 400)
+    for entry in entries {
+      #expect(entry.patch.isEmpty == entry.reversal.isEmpty, "entry \(entry.seq)")
     }
-    // Past the bound: the oldest snapshot kept is the checkpoint, every other one after it.
-    let (bounded, _) = try recordedCounter(limit: 200, actions: 2000)
-    let boundedLog = try #require(bounded.history)
-    let kept = boundedLog.snapshots
-    #expect(try #require(kept.first).seq == boundedLog.baseSeq)
-    #expect(kept.dropFirst().allSatisfy { $0.seq > boundedLog.baseSeq })
-    #expect(kept.count <= 200 / Int(HistoryLog.snapshotInterval) + 2)
-    #expect(kept.count >= 2)
+    // Taken by the entries as they are kept: the publisher holds none between them.
+    #expect(store.publisher.takeReversal().isEmpty)
   }
 
-  @Test func pastViewsAcrossSnapshotBoundariesArePatchedForwardFromTheNearestSnapshot() throws {
+  @Test func pastViewsAreTheViewNowTakenBackEntryByEntry() throws {
     // Logs of several sizes past their bound: every version held, the oldest ones included
-    // (from the checkpoint's view), comes from a kept view patched forward, equal to what was
-    // published then.
+    // (the checkpoint's), comes from the view now with the later entries taken back, equal to
+    // what was published then.
     for (limit, actions) in [(300, 2000), (64, 500), (10, 333), (1000, 1500)] {
       let (store, views) = try recordedCounter(limit: limit, actions: actions)
       let log = try #require(store.history)
       let first = try #require(store.firstHeldVersion)
-      #expect(try #require(log.snapshots.first).version == first)
+      #expect(log.firstVersion == first)
       for version in first...store.version {
-        #expect(log.view(at: version) == views[version], "limit \(limit), version \(version)")
+        #expect(
+          log.view(at: version, from: store.published) == views[version],
+          "limit \(limit), version \(version)")
         #expect(try store.published(at: version) == views[version])
       }
       #expect(throws: HistoryError.evicted(oldest: first)) { try store.published(at: first - 1) }
     }
   }
 
-  @Test func aKeptSnapshotIsNotChangedByLaterEditsOrRewinds() throws {
+  @Test func pastViewsAreTakenBackAcrossARewind() throws {
     let store = Store(feature: Pile())
     store.startHistory(limit: 1000, sink: nil)
     var views: [UInt64: JSON] = [0: store.published]
@@ -157,11 +148,9 @@ private struct Spawner: Feature {
       views[store.version] = store.published
     }
     let log = try #require(store.history)
-    #expect(log.snapshots.map(\.version) == [0, 64, 128, 192])
-    #expect(log.snapshots[1].view == views[64])
-    // Versions after the rewind patch forward through the rewind's own patch.
+    // Versions before the rewind are taken back through the rewind's own reversal.
     for version in 0...store.version {
-      #expect(log.view(at: version) == views[version], "version \(version)")
+      #expect(log.view(at: version, from: store.published) == views[version], "version \(version)")
     }
   }
 
@@ -184,8 +173,8 @@ private struct Spawner: Feature {
     #expect(try store.rewind(to: 2, cause: nil) == 6)
     for index in 5..<9 { store.send(.put(item: "\(index)")) }
     #expect(store.version == 10)
-    // Views every 3 entries: the one after the rewind (entry 6) is now the checkpoint's, and
-    // the checkpoint the state the rewind restored.
+    // Entries leave 3 at a time: the state after the rewind (entry 6) is now the checkpoint,
+    // the state the rewind restored.
     #expect(store.history?.baseSeq == 6)
     #expect(store.historyBase?.items == ["0", "1"])
     #expect(try store.state(at: 6).items == ["0", "1"])
@@ -196,7 +185,7 @@ private struct Spawner: Feature {
   @Test func theLogKeepsTheLimitAndFewerThanAnIntervalMore() throws {
     let (store, views) = try recordedCounter(limit: 100, actions: 1000)
     let log = try #require(store.history)
-    // Snapshots every 64 entries; 896 is the last whose successors reach 100.
+    // Entries leave 64 at a time; 896 is the last whose successors reach 100.
     #expect(log.count == 1000 - 896)
     #expect(store.historyEntries(since: nil, limit: 1000).count == log.count)
     let (more, _) = try recordedCounter(limit: 100, actions: 1000)

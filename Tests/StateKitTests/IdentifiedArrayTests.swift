@@ -34,6 +34,44 @@ import Testing
     #expect(items.isEmpty)
   }
 
+  /// Elements are kept in chunks (ChunkedElements): inserts, removals and edits on both sides
+  /// of chunk boundaries, of an array and of a copy of it, against a plain array.
+  @Test func editsAcrossChunkBoundariesMatchAPlainArrayAndLeaveCopiesAlone() throws {
+    var items = IdentifiedArray((0..<3000).map { Item(id: $0, name: "\($0)") })
+    var model = (0..<3000).map { Item(id: $0, name: "\($0)") }
+    var generator = SplitMix(seed: 28)
+    var nextID = 3000
+    for step in 0..<600 {
+      let kept = items
+      let keptModel = model
+      let position = Int(generator.next() % UInt64(model.count + 1))
+      switch step % 4 {
+      case 0:
+        let item = Item(id: nextID, name: "new \(step)")
+        nextID += 1
+        items.insert(item, at: position)
+        model.insert(item, at: position)
+      case 1 where position < model.count:
+        #expect(items.remove(at: position) == model.remove(at: position))
+      case 2 where position < model.count:
+        items.modify(id: model[position].id) { $0.name = "edited \(step)" }
+        model[position].name = "edited \(step)"
+      default:
+        let item = Item(id: nextID, name: "appended \(step)")
+        nextID += 1
+        items.append(item)
+        model.append(item)
+      }
+      #expect(Array(items) == model, "step \(step)")
+      #expect(kept.elementsArray == keptModel, "the copy before step \(step)")
+    }
+    for (position, item) in model.enumerated() {
+      #expect(items.index(id: item.id) == position)
+    }
+    #expect(items == IdentifiedArray(model))
+    #expect(try JSONValueEncoder().encode(items) == JSONValueEncoder().encode(model))
+  }
+
   @Test func aRepeatedIdInASequenceKeepsTheLastElementAtTheFirstPosition() {
     var items = IdentifiedArray([
       Item(id: 1, name: "a"), Item(id: 2, name: "b"), Item(id: 1, name: "A"),

@@ -26,13 +26,14 @@ where Element.ID: Sendable {
   /// The elements' id type.
   public typealias ID = Element.ID
 
-  private var elements: [Element]
+  /// In chunks, so that editing a copy copies one chunk, not every element (ChunkedElements).
+  private var elements: ChunkedElements<Element>
   private var positions: [ID: Int]
   private var lineage: Lineage<ID>
 
   /// An empty array.
   public init() {
-    elements = []
+    elements = ChunkedElements()
     positions = [:]
     lineage = Lineage()
   }
@@ -56,14 +57,14 @@ where Element.ID: Sendable {
         built[position] = element
       }
     }
-    self.elements = built
+    self.elements = ChunkedElements(built)
     self.positions = positions
     lineage = Lineage()
   }
 
   /// An array of `elements`, whose ids are known to be distinct, with their index.
   private init(distinct elements: [Element], positions: [ID: Int]) {
-    self.elements = elements
+    self.elements = ChunkedElements(elements)
     self.positions = positions
     lineage = Lineage()
   }
@@ -72,10 +73,10 @@ where Element.ID: Sendable {
   private static func value(_ slot: inout Int) -> Int { slot }
 
   /// The ids, in order.
-  public var ids: [ID] { elements.map(\.id) }
+  public var ids: [ID] { map(\.id) }
 
   /// The elements as a plain array.
-  public var elementsArray: [Element] { elements }
+  public var elementsArray: [Element] { elements.flat }
 
   /// The position of the element with `id`.
   public func index(id: ID) -> Int? { positions[id] }
@@ -145,7 +146,7 @@ where Element.ID: Sendable {
   /// Removes every element.
   public mutating func removeAll() {
     prepareToWrite()
-    let removed = elements.map(\.id)
+    let removed = ids
     elements.removeAll()
     positions.removeAll()
     lineage.record(.reset(removed: removed))
@@ -163,7 +164,9 @@ where Element.ID: Sendable {
   /// Sorts the elements in place.
   public mutating func sort(by areInIncreasingOrder: (Element, Element) throws -> Bool) rethrows {
     prepareToWrite()
-    try elements.sort(by: areInIncreasingOrder)
+    var sorted = elements.flat
+    try sorted.sort(by: areInIncreasingOrder)
+    elements = ChunkedElements(sorted)
     reindex(from: 0)
     lineage.record(.reset(removed: []))
   }
@@ -229,7 +232,10 @@ extension IdentifiedArray: Equatable where Element: Equatable {
 
 extension IdentifiedArray: Hashable where Element: Hashable {
   /// Hashes the elements in order.
-  public func hash(into hasher: inout Hasher) { hasher.combine(elements) }
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(count)
+    for element in self { hasher.combine(element) }
+  }
 }
 
 extension IdentifiedArray: Encodable where Element: Encodable {
@@ -237,7 +243,8 @@ extension IdentifiedArray: Encodable where Element: Encodable {
   /// instead, see `publishIfWalked(by:)`).
   public func encode(to encoder: any Encoder) throws {
     if try publishIfWalked(by: encoder) { return }
-    try elements.encode(to: encoder)
+    var container = encoder.unkeyedContainer()
+    for element in self { try container.encode(element) }
   }
 }
 
@@ -260,7 +267,7 @@ extension IdentifiedArray: Decodable where Element: Decodable {
 
 extension IdentifiedArray: CustomStringConvertible {
   /// The elements, as an array prints them.
-  public var description: String { elements.description }
+  public var description: String { elements.flat.description }
 }
 
 /// A point in the history of an `IdentifiedArray`'s content.

@@ -1,27 +1,27 @@
 import JSON
 
 /// A store's recent past, bounded: the last `limit` entries or a few more (up to
-/// `limit + interval - 1`), where each entry and effect is reported, the published view after
-/// every `interval`-th entry (64, or `limit` when smaller), and the checkpoint: the oldest view
-/// kept, whose private state the store keeps, typed, in `Store.historyBase`.
+/// `limit + interval - 1`), where each entry and effect is reported, and the checkpoint: the
+/// state before the oldest entry held, which the store keeps, typed, in `Store.historyBase`.
 ///
-/// `state/get` at a past version is the nearest view at or before it with the patches of the
-/// entries after it applied (`view(at:)`): at most `interval - 1` entries of patches, whatever
-/// the state's size or `limit`. A kept view is the store's published JSON value itself, which
-/// shares every unchanged part with the live one: keeping it costs one retain, and the next
-/// publication copies the containers it edits (once per interval). `store/rewind` needs the
-/// private state, which no view holds: the checkpoint's, with the actions after it reduced
-/// again at their recorded times.
+/// `state/get` at a past version is the store's published view now with the entries after
+/// that version taken back, newest first (`view(at:)`): each entry keeps its view patch's
+/// reversal (`JSONPatchReversal`, the values the patch replaced or removed, by reference). No
+/// copy of a past view is kept: a kept view shares its containers with the live one, so the
+/// next in-place edit had to copy the containers it edits, which for an array of 1,000,000
+/// notes was a copy of the whole array, once every 64 entries (docs/architecture.md, "History
+/// at scale"). An edit now costs the same whatever the view's size, and a past view costs one
+/// copy of what its reversals edit, when it is asked for. `store/rewind` needs the private
+/// state, which no view holds: the checkpoint's, with the actions after it reduced again at
+/// their recorded times.
 ///
-/// Entries leave a whole interval at a time, with the view before them, once the entries after
-/// the next view number `limit`; the store then reduces their actions onto its checkpoint, in
-/// place, in one loop (`Store.advanceBase`). (The log used to hold exactly `limit` entries,
-/// reduce each one that fell off onto the checkpoint at once, and keep the patches bridging the
-/// oldest view to it: a fifth of a pipelined counter increment, mostly the per-call costs of
-/// the store's unspecialized generic code. A typed snapshot of the private state with each view,
-/// which would need no reduce at all, was measured too: at 100,000 notes every one made the next
-/// edit copy the notes array, 1.5x the instructions of an edit without history, and kept its
-/// own copy, 130 MB more in all.)
+/// Entries leave `interval` at a time, once `limit + interval` are held; the store then
+/// reduces their actions onto its checkpoint, in place, in one loop (`Store.advanceBase`).
+/// (The log used to hold exactly `limit` entries and reduce each one that fell off onto the
+/// checkpoint at once: a fifth of a pipelined counter increment, mostly the per-call costs of
+/// the store's unspecialized generic code. A typed snapshot of the private state with each
+/// entry, which would need no reduce at all, was measured too: at 100,000 notes every one made
+/// the next edit copy the notes array.)
 ///
 /// Not generic, on purpose: the store's code runs unspecialized behind `AnyStore`, where every
 /// generic type it touches costs a metadata lookup per use; the per-action path here touches
@@ -44,24 +44,20 @@ final class HistoryLog {
     var effects: [EffectLife] = []
     /// Turned off by `history/skip`: reduced by nothing that recomputes a state.
     var skipped = false
+    /// What takes the entry's view patch back (and that of any publication since the entry
+    /// before it that made no entry): `view(at:)` walks the view back through it.
+    var reversal = JSONPatchReversal()
   }
 
-  /// The published view after entry `seq` (0: the store's view when history started), at
-  /// `version`: where `state/get` at a past version starts patching forward.
-  struct Snapshot {
-    var seq: UInt64
-    var version: UInt64
-    var view: JSON
-  }
-
-  /// Entries between two kept views at most (the Elm debugger's interval).
-  static let snapshotInterval: UInt64 = 64
+  /// Entries that leave together (the Elm debugger's snapshot interval, kept as the unit of
+  /// eviction: reducing them onto the checkpoint in one loop is cheaper than one at a time).
+  static let leavingInterval: UInt64 = 64
 
   /// Entries kept per store at least, once that many were made; 0 keeps none (only `sink`
   /// hears them).
   let limit: Int
-  /// Entries between two kept views: `snapshotInterval`, or `limit` when smaller, so that a
-  /// small log holds fewer than twice its limit.
+  /// Entries that leave together: `leavingInterval`, or `limit` when smaller, so that a small
+  /// log holds fewer than twice its limit.
   let interval: UInt64
   /// The entries held, a ring of `limit + interval` places once full: the oldest is at
   /// `head`, and there are `count` of them.
@@ -79,19 +75,13 @@ final class HistoryLog {
   /// are reported after it.
   var starting: [EffectLife] = []
   let sink: (@StateActor (HistoryRecord) -> Void)?
-  /// A view every `interval` entries, oldest first; the first is the checkpoint's: at most
-  /// `limit / interval + 2`.
-  private(set) var snapshots: [Snapshot] = []
 
-  /// A log whose checkpoint is the store now, at `version`, published as `view`.
-  init(limit: Int, version: UInt64, view: JSON, sink: (@StateActor (HistoryRecord) -> Void)?) {
+  /// A log whose checkpoint is the store now, at `version`.
+  init(limit: Int, version: UInt64, sink: (@StateActor (HistoryRecord) -> Void)?) {
     self.limit = max(0, limit)
-    self.interval = max(1, min(Self.snapshotInterval, UInt64(self.limit)))
+    self.interval = max(1, min(Self.leavingInterval, UInt64(self.limit)))
     self.baseVersion = version
     self.sink = sink
-    if self.limit > 0 {
-      snapshots = [Snapshot(seq: 0, version: version, view: view)]
-    }
   }
 
   var keepsEntries: Bool { limit > 0 }
@@ -105,13 +95,12 @@ final class HistoryLog {
     return seq
   }
 
-  /// Keeps an entry, and every `interval` entries the store's view after it (`view` is read
-  /// only then). Returns how many of the oldest entries are to leave (0 but once an interval):
-  /// the store reduces them onto its checkpoint (`takeLeaving(_:)`), then calls `dropLeaving()`.
-  func append(_ item: consuming Item, view: () -> JSON) -> Int {
+  /// Keeps an entry. Returns how many of the oldest entries are to leave (0 but once an
+  /// interval): the store reduces them onto its checkpoint (`takeLeaving(_:)`), then calls
+  /// `dropLeaving(_:)`.
+  func append(_ item: consuming Item) -> Int {
     making = nil
     guard keepsEntries else { return 0 }
-    let (seq, version) = (item.seq, item.version)
     let capacity = limit + Int(interval)
     if items.count < capacity {
       items.append(item)
@@ -120,12 +109,7 @@ final class HistoryLog {
       items[index < capacity ? index : index - capacity] = item
     }
     count += 1
-    if seq - snapshots[snapshots.count - 1].seq >= interval {
-      snapshots.append(Snapshot(seq: seq, version: version, view: view()))
-    }
-    // The second view becomes the checkpoint's when the entries after it number `limit`.
-    guard snapshots.count > 1, seq - snapshots[1].seq >= UInt64(limit) else { return 0 }
-    return Int(snapshots[1].seq - baseSeq)
+    return count >= capacity ? Int(interval) : 0
   }
 
   /// What the store reduces onto its checkpoint of the `offset`-th oldest entry, which is
@@ -140,35 +124,34 @@ final class HistoryLog {
     return (items[index].kind, payload, items[index].at, items[index].skipped)
   }
 
-  /// Lets the oldest interval of entries go, with the view before them: the next view is now
-  /// the checkpoint's. (Their places in the ring are taken by the next entries.)
-  func dropLeaving() {
-    guard snapshots.count > 1 else { return }
-    let dropped = Int(snapshots[1].seq - baseSeq)
-    snapshots.removeFirst()
-    baseSeq = snapshots[0].seq
-    baseVersion = snapshots[0].version
-    head = (head + dropped) % (limit + Int(interval))
-    count -= dropped
+  /// Lets the `leaving` oldest entries go: the checkpoint is now the state after the last of
+  /// them. (Their places in the ring are taken by the next entries.)
+  func dropLeaving(_ leaving: Int) {
+    guard leaving > 0, leaving <= count else { return }
+    let last = self[leaving - 1]
+    baseSeq = last.seq
+    baseVersion = last.version
+    head = (head + leaving) % (limit + Int(interval))
+    count -= leaving
   }
 
-  /// The published view at `version` (between `firstVersion` and the current one): the
-  /// nearest snapshot at or before it, with the patches of the entries after it applied up
-  /// to `version`. Nil when no snapshot is kept (`limit` 0) or a patch does not apply.
-  func view(at version: UInt64) -> JSON? {
-    guard let index = snapshots.lastIndex(where: { $0.version <= version }) else { return nil }
-    let snapshot = snapshots[index]
-    var view = snapshot.view
-    do {
-      var offset = Int(snapshot.seq - baseSeq)
-      while offset < count {
-        let item = self[offset]
-        guard item.version <= version else { break }
-        if !item.patch.isEmpty { try JSONPatch(json: .array(item.patch)).apply(to: &view) }
-        offset += 1
+  /// The published view at `version` (between `firstVersion` and the current one), from the
+  /// view now, `current`: the entries with a later version taken back, newest first (versions
+  /// never fall along the log, so they are the newest ones). Nil when no entry is kept
+  /// (`limit` 0), `version` is older than the checkpoint, or a reversal does not apply (a bug).
+  func view(at version: UInt64, from current: JSON) -> JSON? {
+    guard keepsEntries, version >= baseVersion else { return nil }
+    var view = current
+    var offset = count - 1
+    while offset >= 0 {
+      let index = head + offset < items.count ? head + offset : head + offset - items.count
+      guard items[index].version > version else { break }
+      do {
+        try view.reverse(items[index].reversal)
+      } catch {
+        return nil
       }
-    } catch {
-      return nil
+      offset -= 1
     }
     return view
   }

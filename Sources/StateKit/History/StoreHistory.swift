@@ -8,10 +8,12 @@ extension Store {
     guard limit > 0 || sink != nil else {
       history = nil
       historyBase = nil
+      publisher.recordsReversal = false
       return
     }
-    history = HistoryLog(limit: limit, version: version, view: published, sink: sink)
+    history = HistoryLog(limit: limit, version: version, sink: sink)
     historyBase = limit > 0 ? state : nil
+    publisher.recordsReversal = limit > 0
   }
 
   /// Whether entries are being made (history or a recording is on).
@@ -77,6 +79,7 @@ extension Store {
   }
 
   func keep(_ item: consuming HistoryLog.Item, in history: HistoryLog) {
+    if history.keepsEntries { item.reversal = publisher.takeReversal() }
     // Moved out of the log only when there are any: copying the (usually empty) array cost a
     // retain and a release per action.
     var started: [EffectLife] = []
@@ -98,7 +101,7 @@ extension Store {
 
   /// Keeps `item` in the log, and reduces the entries leaving it onto the checkpoint.
   private func append(_ item: consuming HistoryLog.Item, to history: HistoryLog) {
-    let leaving = history.append(item) { published }
+    let leaving = history.append(item)
     if leaving > 0 { advanceBase(past: leaving, in: history) }
   }
 
@@ -122,7 +125,7 @@ extension Store {
       }
     }
     historyBase = base
-    history.dropLeaving()
+    history.dropLeaving(count)
   }
 
   /// The action an entry's payload holds: `payload as? F.Action`, by a comparison of types
@@ -213,15 +216,15 @@ extension Store {
     return past
   }
 
-  /// The published view at `version`: the nearest snapshot patched forward with the entries'
-  /// patches (HistoryLog.view(at:)). Only if a patch did not apply (a bug), the checkpoint's
+  /// The published view at `version`: the view now with the later entries taken back
+  /// (HistoryLog.view(at:from:)). Only if a reversal did not apply (a bug), the checkpoint's
   /// state with the actions after it reduced again, encoded.
   public func published(at version: UInt64) throws(HistoryError) -> JSON {
     if let history, history.keepsEntries, version <= self.version,
       version >= history.firstVersion
     {
       if version == self.version { return published }
-      if let view = history.view(at: version) { return view }
+      if let view = history.view(at: version, from: published) { return view }
     }
     let past = try state(at: version)
     return (try? JSONValueEncoder().encode(feature.view(of: past))) ?? .null

@@ -45,6 +45,13 @@ struct ViewPublisher<View: Encodable & Equatable> {
   private var recentPathText = JSON.string("")
   /// `JSONPointer.root`, held: reading the static cost a `swift_once` and a retain per walk.
   private let root = JSONPointer.root
+  /// Whether each update records how to take it back (a store keeping history: its entries
+  /// walk the view back through these, `HistoryLog.view(at:)`).
+  var recordsReversal = false {
+    didSet { reversal = JSONPatchReversal() }
+  }
+  /// What takes the updates since the last `takeReversal()` back.
+  private var reversal = JSONPatchReversal()
 
   init(_ view: View, replacesUpdatedElements: Bool = false) {
     // `replacesUpdatedElements`: see `PatchWalk` (a store's journal of its private state).
@@ -91,7 +98,11 @@ struct ViewPublisher<View: Encodable & Equatable> {
       return []
     }
     do {
-      try patch.apply(to: &json)
+      if recordsReversal {
+        try patch.apply(to: &json, recording: &reversal)
+      } else {
+        try patch.apply(to: &json)
+      }
     } catch {
       // A walk that disagrees with the published JSON is a bug; recover by publishing the
       // whole view, so clients stay correct.
@@ -99,6 +110,13 @@ struct ViewPublisher<View: Encodable & Equatable> {
       return replaceAll(with: view)
     }
     return wireForms(of: &patch.operations)
+  }
+
+  /// What takes the updates since the last call back, moved out.
+  mutating func takeReversal() -> JSONPatchReversal {
+    var taken = JSONPatchReversal()
+    if !reversal.isEmpty { swap(&taken, &reversal) }
+    return taken
   }
 
   /// The wire forms of `operations`, which are consumed (each one's value and path moved into
@@ -165,6 +183,10 @@ struct ViewPublisher<View: Encodable & Equatable> {
     do {
       let new = try JSONValueEncoder().encode(view)
       let patch = JSONPatch.diff(from: json, to: new)
+      if recordsReversal {
+        // Recorded as one replacement of the whole view, which cannot fail to apply.
+        try? JSONPatch([.replace(path: .root, value: new)]).apply(to: &json, recording: &reversal)
+      }
       json = new
       return patch.json.arrayValue ?? []
     } catch {

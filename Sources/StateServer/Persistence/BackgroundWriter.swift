@@ -1,3 +1,4 @@
+import CSQLite
 import Dispatch
 import Synchronization
 
@@ -13,7 +14,9 @@ import Synchronization
 ///
 /// `@unchecked Sendable`: `connection` and `step` are touched only by blocks on `queue` (and
 /// by `close` and `setStep`, which run on it synchronously), so no two threads ever use them
-/// at once.
+/// at once. `interruptible` is the same connection, set once in `init` and read only by
+/// `close`, for `interrupt()`, which SQLite lets any thread call on an open connection; it is
+/// weak, and the connection is released only by `close` itself, after that call.
 final class BackgroundWriter: @unchecked Sendable {
   private let queue = DispatchQueue(label: "stateserver.persistence", qos: .utility)
   private var connection: SQLiteConnection?
@@ -28,7 +31,10 @@ final class BackgroundWriter: @unchecked Sendable {
       (try? connection.execute("PRAGMA busy_timeout = 10000")) != nil
     else { return nil }
     self.connection = connection
+    interruptible = connection
   }
+
+  private weak var interruptible: SQLiteConnection?
 
   /// Writes a compacted snapshot in pieces unless it is stale, then checkpoints; `done` gets
   /// whether it was written, or the error. Stale means the journal row it covers is gone: only
@@ -63,6 +69,40 @@ final class BackgroundWriter: @unchecked Sendable {
     queue.sync { self.step = step }
   }
 
+  /// What the integrity check found wrong (`quick_check`'s first line), nil while it runs or
+  /// when it found nothing.
+  var damage: String? { found.withLock { $0 } }
+  private let found = Mutex<String?>(nil)
+  /// Whether the integrity check is running: only it is interrupted at shutdown (a compaction
+  /// stops between its pieces instead).
+  private let checking = Atomic<Bool>(false)
+
+  /// Checks every page of the database (`PRAGMA quick_check`), once, on this queue: a read
+  /// transaction of its own beside the main connection's, so the state actor answers meanwhile.
+  /// Shutdown does not wait for it to finish: `close` interrupts it.
+  func checkIntegrity() {
+    queue.async { [self] in
+      guard let connection, !stopping.load(ordering: .relaxed) else { return }
+      checking.store(true, ordering: .sequentiallyConsistent)
+      defer { checking.store(false, ordering: .sequentiallyConsistent) }
+      // `close` may have missed `checking`: it set `stopping` first, so look again.
+      if stopping.load(ordering: .sequentiallyConsistent) { return }
+      do throws(SQLiteError) {
+        let answer = try connection.query("PRAGMA quick_check").first?.first?.text
+        if answer != "ok" { found.withLock { $0 = answer ?? "no answer" } }
+      } catch  where error.code & 0xFF == SQLITE_INTERRUPT {
+        return
+      } catch {
+        found.withLock { $0 = error.message }
+      }
+    }
+  }
+
+  /// Returns once the work queued before it has run (tests wait for the integrity check).
+  func waitForQueuedWork() {
+    queue.sync {}
+  }
+
   /// Copies committed pages into the main file, beside the main connection's commits.
   func checkpoint() {
     queue.async { [self] in _ = try? connection?.query("PRAGMA wal_checkpoint(PASSIVE)") }
@@ -71,7 +111,8 @@ final class BackgroundWriter: @unchecked Sendable {
   /// Stops a compaction under way before its next piece, waits for the rest of the queued
   /// work, then closes the connection.
   func close() {
-    stopping.store(true, ordering: .relaxed)
+    stopping.store(true, ordering: .sequentiallyConsistent)
+    if checking.load(ordering: .sequentiallyConsistent) { interruptible?.interrupt() }
     queue.sync { connection = nil }
   }
 }

@@ -44,6 +44,10 @@ final class SQLiteConnection {
     sqlite3_close_v2(handle)
   }
 
+  /// Makes the statement running on this connection stop with `SQLITE_INTERRUPT`: the one call
+  /// SQLite lets another thread make, while the connection is open.
+  func interrupt() { sqlite3_interrupt(handle) }
+
   /// Whether the connection cannot write (the file, its directory or its header says so).
   var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
 

@@ -86,3 +86,14 @@ struct SavedState {
     return UInt64(n)
   }
 }
+
+/// A store's rows as read, before any check.
+struct SavedRows {
+  var store: String
+  /// `feature, schema_version, version, state`.
+  var snapshot: [SQLiteValue]?
+  /// `seq, version, patch` each, in order.
+  var journal: [[SQLiteValue]]
+  /// Why the snapshot could not be read back (its pieces are missing or damaged).
+  var problem: String? = nil
+}

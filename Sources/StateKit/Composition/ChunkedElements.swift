@@ -1,0 +1,98 @@
+/// The elements of an `IdentifiedArray`, in chunks of `chunkSize`: every chunk full but the
+/// last, so that two equal sequences are chunked alike.
+///
+/// Why chunks: a copy of the array that is then edited (history's checkpoint of the state, a
+/// rewind's restored state, a test's expected value) made the edit copy every element, once,
+/// because Swift's arrays are copy-on-write, not persistent. Chunked, the first edit copies
+/// the list of chunks (a reference per `chunkSize` elements) and each edit the chunk it
+/// touches, once: 32 elements, so that edits spread over a large array copy little each
+/// (chunks of 1,024 left history's cost per edit at 1,000,000 notes nearly where one whole copy
+/// had put it, since 2,000 edits touched most chunks; docs/architecture.md). Reading an element
+/// costs a shift and a second bounds check. Insertions and removals inside the array rebuild
+/// the chunks after the position; the array's index is rebuilt from there anyway.
+struct ChunkedElements<Element> {
+  /// Elements per chunk: a power of two, so that an index splits by a shift and a mask.
+  static var chunkShift: Int { 5 }
+  static var chunkSize: Int { 1 << chunkShift }
+
+  private var chunks: [[Element]] = []
+  private(set) var count = 0
+
+  init() {}
+
+  init(_ elements: [Element]) {
+    count = elements.count
+    chunks.reserveCapacity((elements.count + Self.chunkSize - 1) / Self.chunkSize)
+    var start = 0
+    while start < elements.count {
+      let end = Swift.min(start + Self.chunkSize, elements.count)
+      chunks.append(Array(elements[start..<end]))
+      start = end
+    }
+  }
+
+  subscript(position: Int) -> Element {
+    get { chunks[position >> Self.chunkShift][position & (Self.chunkSize - 1)] }
+    _modify { yield &chunks[position >> Self.chunkShift][position & (Self.chunkSize - 1)] }
+  }
+
+  /// Every element, in order, as one array (a copy: O(count)).
+  var flat: [Element] {
+    var all: [Element] = []
+    all.reserveCapacity(count)
+    for chunk in chunks { all += chunk }
+    return all
+  }
+
+  mutating func append(_ element: Element) {
+    if count & (Self.chunkSize - 1) == 0 {
+      var chunk: [Element] = []
+      chunk.reserveCapacity(Self.chunkSize)
+      chunk.append(element)
+      chunks.append(chunk)
+    } else {
+      chunks[chunks.count - 1].append(element)
+    }
+    count += 1
+  }
+
+  mutating func insert(_ element: Element, at position: Int) {
+    var tail = removeTail(from: position)
+    tail.insert(element, at: 0)
+    for moved in tail { append(moved) }
+  }
+
+  mutating func remove(at position: Int) -> Element {
+    var tail = removeTail(from: position)
+    let removed = tail.removeFirst()
+    for moved in tail { append(moved) }
+    return removed
+  }
+
+  mutating func removeAll() {
+    chunks = []
+    count = 0
+  }
+
+  /// Removes and returns the elements from `position` on: the chunks before it are untouched.
+  private mutating func removeTail(from position: Int) -> [Element] {
+    let first = position >> Self.chunkShift
+    guard first < chunks.count else { return [] }
+    var tail = Array(chunks[first][(position & (Self.chunkSize - 1))...])
+    for chunk in chunks[(first + 1)...] { tail += chunk }
+    chunks[first].removeSubrange((position & (Self.chunkSize - 1))...)
+    chunks.removeSubrange((first + 1)...)
+    if chunks[first].isEmpty { chunks.removeLast() }
+    count = position
+    return tail
+  }
+}
+
+extension ChunkedElements: Sendable where Element: Sendable {}
+
+extension ChunkedElements: Equatable where Element: Equatable {
+  /// Equal elements in equal order: chunk by chunk, since equal sequences are chunked alike.
+  static func == (lhs: Self, rhs: Self) -> Bool {
+    lhs.count == rhs.count && lhs.chunks == rhs.chunks
+  }
+}

@@ -1,0 +1,72 @@
+import JSON
+import StateKit
+
+/// Start-up: a persistent store's saved state read back and checked, or set aside.
+extension Persistence {
+  /// The saved state and version of `storeID`, or `nil` if there is none or it cannot be used.
+  /// Data of another feature, another schema version, or that fails a check (a version out of
+  /// range, a patch that does not apply) is set aside (tables `set_aside` and
+  /// `journal_set_aside`) with a warning naming what was wrong.
+  public func restore(storeID: String, feature: String, schemaVersion: Int)
+    -> (state: JSON, version: UInt64)?
+  {
+    restored[storeID] = nil
+    restoredSchemaVersions[storeID] = schemaVersion
+    let rows: SavedRows?
+    do {
+      rows = try database.load(store: storeID)
+    } catch {
+      warn("cannot read the saved state of store \(storeID) (\(error)); starting fresh")
+      return nil
+    }
+    guard let rows else { return nil }
+    let saved: SavedState
+    do {
+      saved = try SavedState(rows)
+    } catch {
+      setAside(storeID: storeID, reason: error.reason)
+      return nil
+    }
+    guard saved.feature == feature else {
+      setAside(storeID: storeID, reason: "saved by feature \(saved.feature), not \(feature)")
+      return nil
+    }
+    guard saved.schemaVersion == schemaVersion else {
+      setAside(
+        storeID: storeID,
+        reason: "schema version \(saved.schemaVersion), expected \(schemaVersion)")
+      return nil
+    }
+    restored[storeID] = saved
+    return (saved.state, saved.version)
+  }
+
+  /// The version of `storeID`'s saved data, from its snapshot row and its last journal row
+  /// alone (two indexed reads, whatever the state's size); nil when there is none.
+  public func savedVersion(of storeID: String) -> UInt64? {
+    guard let version = try? database.savedVersion(store: storeID) else { return nil }
+    return version
+  }
+
+  /// The feature whose data `storeID` holds on disk, if any: a store id is bound to one
+  /// feature, so that opening it as another cannot push its data aside.
+  public func savedFeature(of storeID: String) -> String? {
+    guard let value = try? database.savedFeature(store: storeID) else { return nil }
+    return value.text ?? value.description
+  }
+
+  /// Moves the saved state of `storeID` aside so the store starts fresh; call it when the
+  /// feature cannot decode a restored snapshot. The old state stays in the database.
+  public func setAside(storeID: String, reason: String) {
+    restored[storeID] = nil
+    warn(
+      "the saved state of store \(storeID) cannot be used (\(reason)); "
+        + "set it aside in \(databasePath ?? "memory") (tables set_aside, journal_set_aside) "
+        + "and starting fresh")
+    do {
+      try database.setAside(store: storeID, reason: reason)
+    } catch {
+      warn("could not set aside the state of store \(storeID): \(error)")
+    }
+  }
+}
