@@ -1,8 +1,8 @@
 /// The text of the two scalars every message is made of: strings (quoted, escaped) and
 /// unsigned integers (versions, ids, counts). Both are written straight into the reserved room
-/// of the buffer, several bytes per step, with no call per byte: the server's writer thread
-/// spent about 40% of its instructions here (a `state/patch` line holds six strings and four
-/// integers), checking and copying one byte at a time.
+/// of the buffer, several bytes per step, with no call per byte: most of what the writer thread
+/// writes is these (a `state/patch` line holds six strings and four integers), and checking and
+/// copying them one byte at a time was its largest cost.
 extension JSONWriter {
   /// Writes `value` as a JSON number.
   public mutating func write(integer value: Int64) {

@@ -89,7 +89,7 @@ extension Store {
     }
     guard let sink = history.sink else {
       // Nobody hears entries (the server without a recording): none is made, and no optional
-      // one is made and destroyed (about 80 instructions per action, callgrind).
+      // one is made and destroyed per action.
       append(item, to: history)
       return
     }
@@ -129,8 +129,8 @@ extension Store {
   }
 
   /// The action an entry's payload holds: `payload as? F.Action`, by a comparison of types
-  /// first instead of the runtime's dynamic cast (400 instructions per action in this
-  /// unspecialized code). The payload's own type is compared with the feature's action type, so
+  /// first instead of the runtime's dynamic cast, which searches conformances on every call in
+  /// this unspecialized code. The payload's own type is compared with the feature's action type, so
   /// the value is only reinterpreted as the very type it has; any other type (a subclass, should
   /// an action type be a class) goes through the cast.
   static func action(in payload: any Sendable) -> F.Action? {
