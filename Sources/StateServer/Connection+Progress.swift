@@ -1,7 +1,8 @@
 import JSON
 import StateKit
 
-/// Whether a client hears progress (and reads batch responses), and the work it can still hear about or cancel.
+/// Whether a client hears progress (and reads batch responses), and the work it can still hear
+/// about or cancel.
 struct ProgressRoutes {
   /// Set by `initialize` when the client says it speaks progress (`capabilities.progress`).
   var enabled = false
