@@ -11,9 +11,9 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "clients" / "python"
 
 USER_FILE = '''\
-from typing import Optional
+from typing import List, Optional
 
-from stateserver import Client
+from stateserver import AsyncClient, Client
 from stateserver.features import NotesState
 from stateserver.typed import TypedStore
 from stateserver import features
@@ -28,6 +28,14 @@ def pending(client: Client) -> int:
 
 def untyped(store: TypedStore[object, object, object]) -> object:
     return store.state()
+
+
+async def sync_steps(client: AsyncClient) -> List[str]:
+    steps: List[str] = []
+    async with client.progress("notes", {"type": "sync"}) as sync:
+        async for update in sync:
+            steps.append(f"{update['kind']} {update['done']}")
+    return steps if not sync.cancelled and not client.progress_tokens else []
 '''
 
 

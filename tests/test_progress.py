@@ -232,3 +232,168 @@ def test_only_the_client_that_dispatched_hears_its_progress(spawn, attach, sock_
     assert seen[-1] == end(2, 2)
     owner.request("store/list")  # anything queued for the owner meanwhile came before this
     assert progress_messages(owner) == []
+
+
+# Every registration ends: the server sends one `end` for each dispatch that gave a token, also
+# when nothing reported, so a client can drop its callback then.
+
+LATER = {"type": "incrementLater", "afterMs": 100}  # an effect that never reports
+
+
+def test_work_that_never_reports_still_ends_and_the_client_lets_go(spawn):
+    client = spawn("--clock", "virtual")
+    client.initialize(subscribe="none")
+    seen = []
+    client.dispatch("counter", LATER, on_progress=seen.append)
+    assert len(client.progress_tokens) == 1  # the effect still waits for its 100 ms
+    assert seen == []
+    client.advance(100)  # the effect ran; its end comes before this answer
+    assert seen == [{"kind": "end", "done": 0, "cancelled": False}]
+    assert client.progress_tokens == frozenset()
+    # An action that starts no effect at all ends at once, before its response.
+    client.dispatch("counter", {"type": "increment"}, on_progress=seen.append)
+    assert seen[-1] == {"kind": "end", "done": 0, "cancelled": False}
+    assert client.progress_tokens == frozenset()
+    # A settled dispatch is answered after its end; a refused one never registers for long.
+    client.dispatch("counter", {"type": "incrementLater", "afterMs": 0}, wait="settled",
+                    on_progress=seen.append)
+    assert client.progress_tokens == frozenset()
+    with pytest.raises(RPCError):
+        client.dispatch("counter", {"type": "nope"}, on_progress=seen.append)
+    assert client.progress_tokens == frozenset()
+    assert len(seen) == 3
+
+
+def test_cancelled_work_that_never_reported_ends_cancelled(spawn):
+    client = spawn("--clock", "virtual")
+    client.initialize(subscribe="none")
+    seen = []
+    client.dispatch("counter", LATER, id="later", on_progress=seen.append)
+    client.cancel("later")
+    client.advance(0)  # served after the cancel, and after the end it caused
+    assert seen == [{"kind": "end", "done": 0, "cancelled": True}]
+    assert client.progress_tokens == frozenset()
+    assert client.request("state/get", {"store": "counter"})["state"]["count"] == 0
+
+
+def test_the_async_client_lets_go_of_work_that_never_reports(stateserver_bin):
+    async def test():
+        command = [stateserver_bin, "--ephemeral", "--clock", "virtual"]
+        async with await AsyncClient.spawn(command) as client:
+            await client.initialize(subscribe="none")
+            seen = []
+            await client.dispatch("counter", LATER, on_progress=seen.append)
+            assert len(client.progress_tokens) == 1
+            await client.advance(100)
+            assert seen == [{"kind": "end", "done": 0, "cancelled": False}]
+            assert client.progress_tokens == frozenset()
+
+    asyncio.run(asyncio.wait_for(test(), 60))
+
+
+# The async iterator form: `async with client.progress(...) as updates: async for ...`.
+
+
+def test_async_progress_iterates_until_the_end(stateserver_bin):
+    async def test():
+        command = [stateserver_bin, "--ephemeral", "--clock", "virtual"]
+        async with await AsyncClient.spawn(command) as client:
+            await client.initialize(subscribe="none")
+            for number in range(2):
+                await client.dispatch("notes", {"type": "add", "text": f"note {number}"})
+            async with client.progress("notes", {"type": "sync"}) as sync:
+                assert sync.result == {"store": "notes", "version": 3}
+                advancing = asyncio.ensure_future(client.advance(2 * LATENCY_MS))
+                updates = [update async for update in sync]
+                await advancing
+            assert updates == [begin(0, 2, "0 of 2 changes done"),
+                               report(1, 2, "1 of 2 changes done"),
+                               report(2, 2, "2 of 2 changes done"), end(2, 2)]
+            assert sync.end == end(2, 2) and not sync.cancelled
+            assert [update async for update in sync] == []  # it ended: nothing more
+            assert client.progress_tokens == frozenset()
+
+            # Work that never reports: the loop yields the end alone.
+            async with client.progress("counter", LATER) as later:
+                await client.advance(100)
+                assert [update async for update in later] == [
+                    {"kind": "end", "done": 0, "cancelled": False}]
+
+    asyncio.run(asyncio.wait_for(test(), 60))
+
+
+def test_async_progress_cancel_ends_the_loop_and_leaving_early_cancels(stateserver_bin):
+    async def test():
+        command = [stateserver_bin, "--ephemeral", "--clock", "virtual"]
+        async with await AsyncClient.spawn(command) as client:
+            await client.initialize(subscribe="none")
+            for number in range(3):
+                await client.dispatch("notes", {"type": "add", "text": f"note {number}"})
+            kinds = []
+            async with client.progress("notes", {"type": "sync"}) as sync:
+                await client.advance(LATENCY_MS)
+                async for update in sync:
+                    kinds.append(update["kind"])
+                    if update["kind"] == "report":
+                        sync.cancel()
+            assert kinds == ["begin", "report", "end"]
+            assert sync.cancelled and sync.end == end(1, 3, cancelled=True)
+            state = await client.request("state/get", {"store": "notes", "path": "/sync"})
+            assert state["state"]["status"] == "idle" and state["state"]["pending"] == 2
+
+            # Leaving the block before the end cancels the work; the client keeps nothing.
+            async with client.progress("notes", {"type": "sync"}) as sync:
+                async for update in sync:
+                    assert update["kind"] == "begin"
+                    break
+            assert client.progress_tokens == frozenset()
+            await client.advance(10 * LATENCY_MS)
+            state = await client.request("state/get", {"store": "notes", "path": "/sync"})
+            assert state["state"]["status"] == "idle" and state["state"]["pending"] == 2
+
+            # A refused dispatch raises on entering and keeps nothing.
+            with pytest.raises(RPCError):
+                async with client.progress("notes", {"type": "nope"}):
+                    pass
+            assert client.progress_tokens == frozenset()
+
+    asyncio.run(asyncio.wait_for(test(), 60))
+
+
+# `capabilities.batch: false`: the client cannot read an array of responses, so a batch it sends
+# anyway is answered one line per response, each as soon as it is ready.
+
+
+def test_a_client_that_reads_no_batches_gets_each_response_on_its_own_line(spawn):
+    client = spawn("--clock", "virtual")
+    agreed = client.initialize(capabilities={"batch": False}, subscribe="none")["capabilities"]
+    assert agreed["batches"] is False
+    start = len(client.messages)
+    client.send([
+        {"jsonrpc": "2.0", "id": "later", "method": "dispatch",
+         "params": {"store": "counter", "action": LATER, "wait": "settled"}},
+        {"jsonrpc": "2.0", "id": "now", "method": "dispatch",
+         "params": {"store": "counter", "action": {"type": "increment"}}},
+        {"jsonrpc": "2.0", "method": "dispatch",
+         "params": {"store": "counter", "action": {"type": "increment"}}},
+        {"jsonrpc": "2.0", "id": "bad", "method": "nope"},
+    ])
+    client.wait_for(lambda m: isinstance(m, dict) and m.get("id") == "bad", start=start)
+    client.advance(100)  # the settled dispatch is answered once its effect ran
+    client.wait_for(lambda m: isinstance(m, dict) and m.get("id") == "later", start=start)
+    responses = [m for m in client.messages[start:] if isinstance(m, (dict, list))
+                 and (isinstance(m, list) or "method" not in m)]
+    assert not any(isinstance(m, list) for m in responses)
+    ids = [m["id"] for m in responses]
+    assert ids.index("now") < ids.index("bad") < ids.index("later")  # each as it was ready
+    assert ids.count("now") == ids.count("bad") == ids.count("later") == 1
+    assert [m for m in responses if m["id"] == "bad"][0]["error"]["code"] == -32601
+    assert client.request("state/get", {"store": "counter"})["state"]["count"] == 3
+
+    # A repeated initialize without it reads batches again: one array, in the batch's order.
+    assert client.initialize(subscribe="none")["capabilities"]["batches"] is True
+    start = len(client.messages)
+    client.send([{"jsonrpc": "2.0", "id": "a", "method": "store/list"},
+                 {"jsonrpc": "2.0", "id": "b", "method": "nope"}])
+    answer = client.wait_for(lambda m: isinstance(m, list), start=start)
+    assert [m["id"] for m in answer] == ["a", "b"]

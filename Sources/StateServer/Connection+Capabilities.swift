@@ -5,7 +5,8 @@ import JSON
 struct ClientCapabilities: Decodable {
   /// Whether the client reads `$/progress` notifications (default false: none are sent).
   var progress: Bool?
-  /// Whether the client sends and reads JSON-RPC batches (default true).
+  /// Whether the client reads a batch's responses as one array (default true); without it a
+  /// batch it sends is answered element by element, one line each.
   var batch: Bool?
   /// Whether the client can drive a virtual clock with `clock/advance` (default true).
   var clock: Bool?
@@ -40,6 +41,12 @@ extension Connection {
     }
     return AgreedCapabilities(
       progress: capabilities?.progress ?? false, batch: capabilities?.batch ?? true)
+  }
+
+  /// Serves this client as agreed from now on (a repeated `initialize` chooses anew).
+  func adopt(_ speaks: AgreedCapabilities) {
+    progress.enabled = speaks.progress
+    progress.readsBatches = speaks.batch
   }
 }
 

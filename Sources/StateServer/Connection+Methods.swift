@@ -36,7 +36,7 @@ extension Connection {
     }
     let speaks = try agree(on: params.capabilities, clock: params.clock)
     try chooseClock(params.clock)
-    progress.enabled = speaks.progress
+    adopt(speaks)
     fanout.subscribeToAll((params.subscribe ?? .all) == .all)
     let features: [JSON] = registry.features.map { feature in
       [

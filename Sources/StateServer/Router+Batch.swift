@@ -4,7 +4,8 @@ import StateKit
 /// JSON-RPC batches: an array of requests answered by one array of responses.
 extension Router {
   /// A JSON-RPC batch: one array of responses once every request in it is answered; no line at
-  /// all when it held only notifications.
+  /// all when it held only notifications. A client that reads no batch responses
+  /// (`capabilities.batch: false`) gets each response on its own line instead.
   func receiveBatch(
     _ elements: [JSON], refusals: [JSONParseError.Refusal], on connection: Connection
   ) {
@@ -21,6 +22,19 @@ extension Router {
       var own = refusal
       own.pointer = JSONPointer(tokens: Array(refusal.pointer.tokens.dropFirst()))
       refusalsByElement[index, default: []].append(own)
+    }
+    guard connection.progress.readsBatches else {
+      // The client said it reads no batch responses (`capabilities.batch: false`): each element
+      // is answered on its own line as soon as it is ready, as if sent alone.
+      for (index, element) in elements.enumerated() {
+        switch serve(element, refusals: refusalsByElement[index] ?? [], on: connection) {
+        case .none: break
+        case .some(.now(let line)): connection.emit(line)
+        case .some(.later(let reply)):
+          reply.onResolve = { [weak connection] in connection?.emit($0) }
+        }
+      }
+      return
     }
     let batch = BatchReply()
     for (index, element) in elements.enumerated() {

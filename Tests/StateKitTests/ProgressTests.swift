@@ -123,6 +123,25 @@ struct ImportScreen: Feature {
     #expect(store.progress.isEmpty)
   }
 
+  @Test func aWatcherOfWorkThatNeverReportsHearsItsEndAlone() async {
+    let clock = TestClock()
+    let store = Store(feature: Importer(clock: clock))
+    var heard: [ProgressUpdate] = []
+    let transaction = store.send(.quiet)
+    store.observeProgress(of: transaction) { heard.append($0) }
+    await store.settleEffects()
+    #expect(heard.isEmpty)  // still running: nothing to say yet
+    await clock.advance(by: .seconds(1))
+    await store.settled(transaction)
+    #expect(heard == [.end(done: 0)])
+    // Cancelled before it reported: the end says so.
+    let cancelled = store.send(.quiet)
+    store.observeProgress(of: cancelled) { heard.append($0) }
+    store.cancel(cancelled)
+    await store.settled(cancelled)
+    #expect(heard.last == .end(done: 0, cancelled: true))
+  }
+
   @Test func onCancelStaysSilentWhenTheWorkFinishes() async {
     let clock = TestClock()
     let store = TestStore(feature: Importer(clock: clock))

@@ -23,8 +23,8 @@ public struct EffectProgress: Equatable, Sendable {
 
 /// One step of the progress of the effects an action started, as a watcher hears it
 /// (``Store/observeProgress(of:_:)``): `begin` with the first report, `report` with each later
-/// one, and `end` once every effect of the action has ended, finished or cancelled. An action
-/// whose effects never report gets no updates at all.
+/// one, and `end` once every effect of the action has ended, finished or cancelled. A watcher
+/// of an action whose effects never report hears that `end` alone (`done` 0).
 public struct ProgressUpdate: Equatable, Sendable {
   /// Where the work stands.
   public enum Kind: String, Sendable {

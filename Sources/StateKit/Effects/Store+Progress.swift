@@ -12,7 +12,9 @@ struct ProgressWatch {
 extension Store {
   /// Calls `observer` with the progress of the effects `transaction` started (and of those
   /// the actions they fed back started): `begin` at the first report, `report` after, `end`
-  /// once the last of them ended. Nothing when none of them reports, or when none runs now.
+  /// once the last of them ended. The `end` comes also when none of them reported (then alone,
+  /// `done` 0), so a watcher always learns that the work is over and can let go of what it
+  /// keeps for it. Nothing when none runs now (``isRunning(_:)`` says so): that work is over.
   ///
   /// Call it right after `send`: effects run as tasks, which cannot report before the caller
   /// gives up the state actor.
@@ -48,27 +50,29 @@ extension Store {
     progressWatches[transaction]?.cancelled = true
   }
 
-  /// The last effect of `transaction` ended: its progress ends, if it began.
+  /// The last effect of `transaction` ended: its progress ends. A watcher hears the `end` even
+  /// when nothing began, so it can let go of the work; the test log (`didReportProgress`)
+  /// lists only what effects reported, so work that never reported leaves it empty.
   func endProgress(of transaction: Transaction) {
     // Asked once per settled transaction: nearly always nobody watches, and an empty
     // dictionary answers that without hashing.
-    guard !progressWatches.isEmpty, let watch = progressWatches.removeValue(forKey: transaction),
-      watch.begun
+    guard !progressWatches.isEmpty, let watch = progressWatches.removeValue(forKey: transaction)
     else { return }
-    tell(
-      watch,
-      ProgressUpdate(
-        .end, EffectProgress(done: watch.last.done, total: watch.last.total),
-        cancelled: watch.cancelled),
-      transaction)
+    let end = ProgressUpdate(
+      .end, EffectProgress(done: watch.last.done, total: watch.last.total),
+      cancelled: watch.cancelled)
+    if watch.begun {
+      tell(watch, end, transaction)
+    } else {
+      watch.observer?(end)
+    }
   }
 
-  /// The store closed: every progress that began ends, cancelled.
+  /// The store closed: every watched progress ends, cancelled.
   func endAllProgress() {
     let watches = progressWatches
     progressWatches.removeAll()
-    for (transaction, var watch) in watches.sorted(by: { $0.key.rawValue < $1.key.rawValue })
-    where watch.begun {
+    for (transaction, var watch) in watches.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
       watch.cancelled = true
       progressWatches[transaction] = watch
       endProgress(of: transaction)

@@ -3,12 +3,12 @@
 `Client` and `Mirror` for threads, `AsyncClient` and `AsyncMirror` for asyncio; the pytest
 plugin (`stateserver.pytest_plugin`, registered by entry point) gives tests a `stateserver`
 fixture."""
-from .async_client import AsyncClient
+from .async_client import AsyncClient, ProgressUpdates
 from .async_mirror import AsyncMirror
 from .client import Client
 from .errors import RPCError, ServerExited
 from .log import MessageLog
 from .mirror import Mirror
 
-__all__ = ["AsyncClient", "AsyncMirror", "Client", "MessageLog", "Mirror", "RPCError",
-           "ServerExited"]
+__all__ = ["AsyncClient", "AsyncMirror", "Client", "MessageLog", "Mirror",
+           "ProgressUpdates", "RPCError", "ServerExited"]

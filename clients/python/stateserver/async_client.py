@@ -1,13 +1,14 @@
 """The asyncio client: one stateserver process driven from an event loop."""
 import asyncio
-from typing import Any, AsyncIterator, Callable, Dict, List, Mapping, Optional, Tuple, Union
+from typing import (Any, AsyncIterator, Callable, Dict, List, Mapping, Optional, Set, Tuple, Type,
+                    Union)
 
 from .async_mirror import AsyncMirror
 from .connection import (STDERR_TAIL_BYTES, fork_params, Command, Connection, Framer, Listener, Message,
                          ProgressCallback, ResponseHook, command_line, id_key, result_of)
 from .errors import RPCError, ServerExited
 
-__all__ = ["AsyncClient", "ResponseHook"]
+__all__ = ["AsyncClient", "ProgressUpdates", "ResponseHook"]
 
 _END = object()  # ends a notification iterator: the conversation is over
 
@@ -41,6 +42,8 @@ class AsyncClient:
         # to a request sent raw or timed out, is dropped).
         self._pending: Dict[str, "asyncio.Future[Dict[str, Any]]"] = {}
         self._subscribers: List["asyncio.Queue[Any]"] = []
+        # The queues of `progress()` blocks still open: each is told `_END` if the server exits.
+        self._progress_queues: Set["asyncio.Queue[Any]"] = set()
         self._mirrors: Dict[str, AsyncMirror] = {}
         self._stderr_tail = bytearray()
         self._stderr_grew = asyncio.Event()  # replaced after each wake-up
@@ -172,6 +175,31 @@ class AsyncClient:
         except RPCError:
             self._connection.forget_progress(params)
             raise
+
+    @property
+    def progress_tokens(self) -> "frozenset[str]":
+        """The `progressToken`s whose `on_progress` callback this client still keeps: each
+        leaves with its `end` (which always comes once the work ended, even when nothing
+        reported), or when its dispatch failed. Empty once every such work ended."""
+        return self._connection.progress_tokens
+
+    def progress(self, store: str, action: Mapping[str, Any], wait: Optional[str] = None,
+                 timeout: Optional[float] = 30, id: Any = None) -> "ProgressUpdates":
+        """Dispatches an action and iterates the progress of the work it starts:
+
+            async with client.progress("notes", {"type": "sync"}) as sync:
+                print(sync.result)        # the dispatch's {store, version}
+                async for update in sync:  # begin, report..., end; then the loop ends
+                    print(update["kind"], update["done"], update.get("total"))
+
+        The loop ends after the `end` (which always comes, `{"kind": "end", "done": 0,
+        "cancelled": false}` alone when the work never reported); `sync.end` keeps it and
+        `sync.cancelled` says whether the work was cancelled. `sync.cancel()` cancels the
+        work: the loop then yields its `end` (`cancelled: true`) and stops. Leaving the block
+        before the `end` (a `break`, an exception) cancels the work too: it lives no longer
+        than the block. A dispatch refused raises `RPCError` on entering; the server's exit
+        raises `ServerExited` in the loop. Needs `initialize()` first, as `on_progress` does."""
+        return ProgressUpdates(self, store, action, wait, timeout, id)
 
     def cancel(self, id: Any) -> None:
         """`$/cancelRequest`: the request `id` is answered -32800 if still pending, and the
@@ -391,6 +419,9 @@ class AsyncClient:
         for queue in self._subscribers:
             queue.put_nowait(_END)
         self._subscribers.clear()
+        for queue in self._progress_queues:
+            queue.put_nowait(_END)
+        self._progress_queues.clear()
         for callback in callbacks:
             callback()
 
@@ -410,3 +441,74 @@ class AsyncClient:
             future = self._pending.pop(key, None)
             if future is not None and not future.done():  # else cancelled, timed out, not ours
                 future.set_result(response)
+
+
+class ProgressUpdates:
+    """The progress of one dispatch's work, as `AsyncClient.progress()` gives it: an async
+    context manager that dispatches on entering, and an async iterator of the `$/progress`
+    values (`begin`, `report`s, `end`) that stops after the `end`."""
+
+    def __init__(self, client: AsyncClient, store: str, action: Mapping[str, Any],
+                 wait: Optional[str], timeout: Optional[float], id: Any) -> None:
+        self._client = client
+        self._request = (store, action, wait, timeout)
+        #: The dispatch's id: `$/cancelRequest` with it cancels the work.
+        self.id: Any = client._connection.next_id() if id is None else id
+        #: The dispatch's result, `{store, version}`, once entered.
+        self.result: Optional[Dict[str, Any]] = None
+        #: The `end` value once it came: `{kind: "end", done, total?, cancelled}`.
+        self.end: Optional[Dict[str, Any]] = None
+        self._queue: "asyncio.Queue[Any]" = asyncio.Queue()
+        self._token: Optional[str] = None
+
+    @property
+    def cancelled(self) -> bool:
+        """Whether the work ended cancelled (False while it runs)."""
+        return bool(self.end is not None and self.end.get("cancelled"))
+
+    async def __aenter__(self) -> "ProgressUpdates":
+        client, connection = self._client, self._client._connection
+        store, action, wait, timeout = self._request
+        params = connection.dispatch_params(store, action, wait, self._queue.put_nowait)
+        self._token = params["progressToken"]
+        client._progress_queues.add(self._queue)
+        try:
+            self.result = await client.request("dispatch", params, timeout=timeout, id=self.id)
+        except BaseException:
+            self._let_go()
+            raise
+        return self
+
+    async def __aexit__(self, kind: Optional[Type[BaseException]],
+                        error: Optional[BaseException], traceback: Any) -> None:
+        if self._token in self._client.progress_tokens:
+            self.cancel()  # its `end` has not come: the work lives no longer than the block
+        self._let_go()
+
+    def cancel(self) -> None:
+        """Cancels the work (`$/cancelRequest` with the dispatch's id); the iteration then
+        yields its `end`, `cancelled: true`, and stops."""
+        self._client.cancel(self.id)
+
+    def __aiter__(self) -> "ProgressUpdates":
+        return self
+
+    async def __anext__(self) -> Dict[str, Any]:
+        if self.end is not None:
+            raise StopAsyncIteration
+        if self._token is None:
+            raise RuntimeError("iterate a progress() inside its `async with` block")
+        value = await self._queue.get()
+        if value is _END:
+            self._queue.put_nowait(_END)  # a later call raises as well
+            raise self._client._exited("the end of the progress")
+        if value.get("kind") == "end":
+            self.end = value
+            self._let_go()
+        update: Dict[str, Any] = value
+        return update
+
+    def _let_go(self) -> None:
+        self._client._progress_queues.discard(self._queue)
+        if self._token is not None:
+            self._client._connection.forget_progress({"progressToken": self._token})

@@ -186,6 +186,14 @@ class Client:
                 self._connection.forget_progress(params)
             raise
 
+    @property
+    def progress_tokens(self) -> "frozenset[str]":
+        """The `progressToken`s whose `on_progress` callback this client still keeps: each
+        leaves with its `end` (which always comes once the work ended, even when nothing
+        reported), or when its dispatch failed. Empty once every such work ended."""
+        with self._cond:
+            return self._connection.progress_tokens
+
     def cancel(self, id: Any) -> None:
         """`$/cancelRequest`: the request `id` is answered -32800 if still pending, and the
         work of a dispatch that asked for progress is cancelled (its progress ends)."""

@@ -210,6 +210,13 @@ class Connection:
             params["progressToken"] = token
         return params
 
+    @property
+    def progress_tokens(self) -> "frozenset[str]":
+        """The tokens of the dispatches whose progress callback is still kept: each leaves with
+        its `end`, which the server sends once the work ended (also when nothing reported), or
+        when its dispatch failed or the conversation ended."""
+        return frozenset(self._progress)
+
     def forget_progress(self, params: Mapping[str, Any]) -> None:
         """The dispatch with these params failed: its progress will never come."""
         token = params.get("progressToken")

@@ -152,6 +152,16 @@ export class Client {
     return this.process.pid;
   }
 
+  /**
+   * The `progressToken`s whose `onProgress` this client still keeps: each leaves with its
+   * `end`, which the server always sends once the work ended (alone when nothing reported), or
+   * when its dispatch was refused or the process ended. Empty once every such work ended.
+   * @returns {string[]}
+   */
+  get progressTokens() {
+    return [...this.#progress.keys()];
+  }
+
   /** Whether the process has ended. */
   get closed() {
     return this.#exit !== null;
@@ -303,8 +313,8 @@ export class Client {
       ...options,
       onResponse: (response) => {
         id = response.id;
-        // A refused dispatch started nothing. (One whose effects never report keeps its entry
-        // until the client ends: the response cannot tell that apart from work still to report.)
+        // A refused dispatch started nothing, so no `end` comes; every other one gets its
+        // `end` once its work ended, even when nothing reported, which drops the entry.
         if (response.error !== undefined) stop();
       },
     });
@@ -592,6 +602,7 @@ export class Client {
   #ended(exit, resolve) {
     if (this.#exit) return;
     this.#exit = exit;
+    this.#progress.clear(); // no more progress can come
     for (const [id, pending] of this.#pending) {
       this.#pending.delete(id);
       pending.cleanup();

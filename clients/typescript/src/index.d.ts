@@ -108,7 +108,8 @@ export interface DispatchOptions extends RequestOptions {
   notify?: boolean;
   /**
    * Hears the progress the action's effects report (`$/progress`): `begin`, `report`s, then
-   * `end`. Needs `initialize()` first. Aborting `signal` after the response cancels that work.
+   * `end`, which always comes once the work ended (alone, `done: 0`, when nothing reported).
+   * Needs `initialize()` first. Aborting `signal` after the response cancels that work.
    */
   onProgress?: (value: ProgressValue) => void;
 }
@@ -323,6 +324,11 @@ export class Client<F = ReferenceFeatures> {
   initialize(params?: InitializeParams, options?: RequestOptions): Promise<any>;
   /** What both sides speak, from the last `initialize()`. */
   capabilities: Record<string, unknown> | undefined;
+  /**
+   * The `progressToken`s whose `onProgress` is still kept: each leaves with its `end` (always
+   * sent once the work ended, alone when nothing reported). Empty once every such work ended.
+   */
+  readonly progressTokens: string[];
   dispatch<S extends string>(
     store: S, action: ActionOf<F, S>, options?: DispatchOptions & { notify?: false },
   ): Promise<DispatchResult>;

@@ -81,4 +81,33 @@ describe('$/progress', { skip: binary.skip, timeout: 60_000 }, () => {
     await assert.rejects(
       client.dispatch('notes', { type: 'sync' }, { onProgress: () => {} }), /initialize/);
   });
+
+  test('work that never reports still ends, and the client lets go of its callback', async (t) => {
+    const client = await startServer(t, ['--clock', 'virtual']);
+    await client.initialize({ subscribe: 'none' });
+    /** @type {any[]} */
+    const seen = [];
+    const onProgress = (/** @type {any} */ value) => seen.push(value);
+    await client.dispatch('counter', { type: 'incrementLater', afterMs: 100 }, { onProgress });
+    assert.equal(client.progressTokens.length, 1); // the effect still waits for its 100 ms
+    await client.advance(100); // it ran: its end comes before this answer
+    assert.deepEqual(seen, [{ kind: 'end', done: 0, cancelled: false }]);
+    assert.deepEqual(client.progressTokens, []);
+    // An action that starts no effect ends at once; a settled one is answered after its end;
+    // a refused one keeps nothing.
+    await client.dispatch('counter', { type: 'increment' }, { onProgress });
+    await client.dispatch('counter', { type: 'incrementLater', afterMs: 0 },
+      { wait: 'settled', onProgress });
+    await assert.rejects(client.dispatch('counter', { type: 'nope' }, { onProgress }));
+    assert.equal(seen.length, 3);
+    assert.deepEqual(client.progressTokens, []);
+    // Aborting work that never reported ends it cancelled, and lets go as well.
+    const controller = new AbortController();
+    await client.dispatch('counter', { type: 'incrementLater', afterMs: 100 },
+      { onProgress, signal: controller.signal });
+    controller.abort();
+    await client.advance(0); // served after the cancel, and after the end it caused
+    assert.deepEqual(seen.at(-1), { kind: 'end', done: 0, cancelled: true });
+    assert.deepEqual(client.progressTokens, []);
+  });
 });
