@@ -15,3 +15,11 @@ enum InboundLine: Sendable {
   /// The input ended (or the server stopped reading): shut down once the lines before are served.
   case endOfInput
 }
+
+extension InboundLine {
+  /// A plain `store/open` request: the one line whose parsed params can be a whole large state.
+  var isStoreOpen: Bool {
+    if case .request(let request) = self { return request.method == "store/open" }
+    return false
+  }
+}
