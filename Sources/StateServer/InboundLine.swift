@@ -19,7 +19,11 @@ enum InboundLine: Sendable {
 extension InboundLine {
   /// A plain `store/open` request: the one line whose parsed params can be a whole large state.
   var isStoreOpen: Bool {
-    if case .request(let request) = self { return request.method == "store/open" }
+    // The length first: every other method's line, a `dispatch` above all, is told apart
+    // without comparing strings.
+    if case .request(let request) = self {
+      return request.method.utf8.count == 10 && request.method == "store/open"
+    }
     return false
   }
 }
