@@ -17,9 +17,10 @@ extension Connection {
     guard let inbox else { return }
     for _ in 0..<Self.drainRunBatches {
       if held.isEmpty {
-        let taken = inbox.take()
+        var taken = inbox.take()
         held = taken.lines[...]
         heldOffset = taken.offset
+        taken.lines = []  // `held` alone holds them: a line served can be let go (serve)
         guard !held.isEmpty else {
           served(through: heldOffset)
           return
@@ -50,9 +51,10 @@ extension Connection {
     served(through: heldOffset)
   }
 
-  func receive(read lines: [InboundLine], through offset: Int) {
-    // Usually nothing is held: then `held` shares the batch's buffer instead of copying it.
-    if held.isEmpty { held = lines[...] } else { held.append(contentsOf: lines) }
+  func receive(read lines: consuming [InboundLine], through offset: Int) {
+    // Usually nothing is held: then `held` shares the batch's buffer instead of copying it,
+    // and holds it alone, so that a line served can be let go (serve).
+    if held.isEmpty { held = (consume lines)[...] } else { held.append(contentsOf: lines) }
     heldOffset = offset
     serveHeld()
   }
@@ -100,9 +102,19 @@ extension Connection {
     buffer.isHolding = true
     var full = false
     while let first = lines.indices.first {
-      // Borrowed where it lies, not copied out: the reader's thread frees the line once
-      // served, so a copy here was a retain and a release of its values on this thread.
-      router.receive(lines[first], on: self)
+      if lines[first].isStoreOpen {
+        // Moved out of the batch, which would hold its parsed state through the whole open:
+        // passed down owned, it is freed once the store has decoded it.
+        let line = lines[first]
+        lines[first] = .endOfInput
+        if case .request(let request) = consume line {
+          router.receive(owned: request, on: self)
+        }
+      } else {
+        // Borrowed where it lies, not copied out: the reader's thread frees the line once
+        // served, so a copy here was a retain and a release of its values on this thread.
+        router.receive(lines[first], on: self)
+      }
       lines = lines[lines.index(after: first)...]
       if buffer.bytes >= 1 << 20 {
         full = commit()

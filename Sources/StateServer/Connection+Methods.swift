@@ -105,21 +105,24 @@ extension Connection {
     return (store, path, state)
   }
 
-  func openStore(_ params: OpenParams) throws(RPCError) -> Outcome {
+  func openStore(_ params: consuming OpenParams) throws(RPCError) -> Outcome {
     let featureName = params.feature
     let storeID = params.store
-    let initial = params.state
+    let persist = params.persist ?? false
+    // Moved out, the params let go: the initial state then has one holder, the store's decode,
+    // which frees it once decoded (docs/architecture.md, "The open at scale").
+    let initial = (consume params).state
     if let initial, initial.objectValue == nil {
       throw .invalidParams(
         pointer: "/state",
         reason: "expected an object (a merge patch over the feature's initial state), got "
           + initial.kindDescription)
     }
-    let persist = params.persist ?? false
     guard let feature = registry.feature(named: featureName) else {
       throw .unknownFeature(featureName)
     }
-    let store = try registry.open(feature: feature, id: storeID, initial: initial, persist: persist)
+    let store = try registry.open(
+      feature: feature, id: storeID, initial: consume initial, persist: persist)
     attach(store)
     return .result(
       [

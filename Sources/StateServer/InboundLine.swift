@@ -15,3 +15,15 @@ enum InboundLine: Sendable {
   /// The input ended (or the server stopped reading): shut down once the lines before are served.
   case endOfInput
 }
+
+extension InboundLine {
+  /// A plain `store/open` request: the one line whose parsed params can be a whole large state.
+  var isStoreOpen: Bool {
+    // The length first: every other method's line, a `dispatch` above all, is told apart
+    // without comparing strings.
+    if case .request(let request) = self {
+      return request.method.utf8.count == 10 && request.method == "store/open"
+    }
+    return false
+  }
+}

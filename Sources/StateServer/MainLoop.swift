@@ -40,7 +40,7 @@ final class MainLoop {
   func readAndServe() {
     let (lines, count) = framer.next(from: input)
     if count > 0 { offset += count } else { ended = true }
-    connection.receive(read: lines, through: offset)
+    connection.receive(read: consume lines, through: offset)
   }
 
   /// Runs the state actor's jobs and serves stdin on the calling thread, which has taken the

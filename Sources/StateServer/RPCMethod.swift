@@ -28,7 +28,7 @@ final class RPCMethod: Sendable {
   private let describe: @Sendable () -> JSON
   /// Decodes the params and runs the method; `id` is nil for a notification.
   let call:
-    @StateActor @Sendable (Connection, _ params: JSON?, _ id: JSON?) throws(RPCError)
+    @StateActor @Sendable (Connection, _ params: consuming JSON?, _ id: JSON?) throws(RPCError)
       -> Connection.Outcome
 
   /// A method whose params decode as `Params`; the handler gets them decoded. `direct`, for a
@@ -42,7 +42,7 @@ final class RPCMethod: Sendable {
     errors: @autoclosure @escaping @Sendable () -> [OpenRPC.ErrorEntry] = [],
     direct: (@Sendable (JSONObject) -> Params?)? = nil,
     handler:
-      @escaping @StateActor @Sendable (Connection, Params, _ id: JSON?) throws(RPCError)
+      @escaping @StateActor @Sendable (Connection, consuming Params, _ id: JSON?) throws(RPCError)
       -> Connection.Outcome
   ) {
     self.name = name
@@ -54,7 +54,10 @@ final class RPCMethod: Sendable {
       if let direct, case .object(let object)? = raw, let params = direct(object) {
         return try handler(connection, params, id)
       }
-      return try handler(connection, try Self.decode(Params.self, from: raw), id)
+      // The raw params are let go once decoded: a `store/open`'s state is then held by the
+      // decoded params alone, which the handler consumes.
+      let decoded = try Self.decode(Params.self, from: consume raw)
+      return try handler(connection, consume decoded, id)
     }
   }
 

@@ -145,15 +145,26 @@ final class Router {
     return serve(method, params: params, id: id, refusedParam: refusals.first, on: connection)
   }
 
+  /// Serves a request that is no longer in its line (``Connection/serve(_:)`` moved it out):
+  /// its params are then passed down owned, so a `store/open`'s parsed state is freed once the
+  /// store has decoded it, not after the open (docs/architecture.md, "The open at scale").
+  func receive(owned request: consuming RequestEnvelope, on connection: Connection) {
+    let method = request.method
+    let id = request.id
+    let params = (consume request).params
+    answer(serve(method, params: consume params, id: id, on: connection), on: connection)
+  }
+
   /// Calls a request's method once its envelope is valid, and gives what it answers: nil for
   /// a notification. `refusedParam`: a member inside the params the parser refused.
   private func serve(
-    _ method: String, params: JSON?, id: JSON?, refusedParam: JSONParseError.Refusal? = nil,
+    _ method: String, params: consuming JSON?, id: JSON?,
+    refusedParam: JSONParseError.Refusal? = nil,
     on connection: Connection
   ) -> Served? {
     do throws(RPCError) {
       if let refusal = refusedParam { throw .refusedParam(refusal) }
-      let outcome = try call(method, params: params, id: id, on: connection)
+      let outcome = try call(method, params: consume params, id: id, on: connection)
       guard let id else {
         if case .later(let reply) = outcome { reply.onResolve = nil }
         return nil
@@ -197,7 +208,7 @@ final class Router {
   /// Routes a method through ``Connection/methods``; every method's params are decoded and validated
   /// before anything changes.
   private func call(
-    _ name: String, params: JSON?, id: JSON?, on connection: Connection
+    _ name: String, params: consuming JSON?, id: JSON?, on connection: Connection
   ) throws(RPCError) -> Connection.Outcome {
     // The hot path, a pipelined `dispatch` with the usual params, is served without the method
     // table: its closures' contexts and the method object were retained and released per
@@ -231,7 +242,7 @@ final class Router {
       _ = try RPCMethod.decode(NoParams.self, from: params)
       throw .shuttingDown
     }
-    return try method.call(connection, params, id)
+    return try method.call(connection, consume params, id)
   }
 
   /// `dispatch` with the usual params, read in place; nil for anything else.

@@ -152,7 +152,7 @@ final class StoreRegistry {
   /// stores at start-up, which must open: that data is set aside with a warning instead).
   /// `restoring` (a fork's private state and version) is used instead of saved data.
   func open(
-    feature: FeatureDescriptor, id: String?, initial: JSON?, persist: Bool,
+    feature: FeatureDescriptor, id: String?, initial: consuming JSON?, persist: Bool,
     refusingOtherFeatures: Bool = true, restoring: (state: JSON, version: UInt64)? = nil
   ) throws(RPCError) -> any AnyStore {
     let id = id ?? nextID(for: feature.name)
@@ -173,7 +173,7 @@ final class StoreRegistry {
     }
     let store: any AnyStore
     do {
-      store = try feature.makeStore(id, initial, restored)
+      store = try feature.makeStore(id, consume initial, restored)
     } catch {
       if restored != nil, let persistence {
         // A snapshot that no longer decodes is set aside and reported, never fatal.

@@ -330,6 +330,19 @@ import Testing
     #expect(decoded.notes[id: "a"]?.serverId == nil)
   }
 
+  @Test func aStateWhoseNotesRepeatAnIdIsRefusedAtTheNotes() throws {
+    let note: JSON = [
+      "id": "a", "text": "x", "createdAt": "2026-01-01T00:00:00Z",
+      "updatedAt": "2026-01-01T00:00:00.000Z", "syncStatus": "synchronized",
+    ]
+    #expect {
+      try JSONValueDecoder().decode(NotesFeature.State.self, from: ["notes": [note, note]])
+    } throws: { error in
+      guard let error = error as? JSONDecodingError else { return false }
+      return error.pointer == "/notes" && error.reason.contains("the ids of the elements repeat")
+    }
+  }
+
   @Test func theViewPublishesNullsAndThePendingCount() throws {
     var state = NotesFeature.State()
     state.insert(note("a", "x"))

@@ -67,7 +67,11 @@ extension NotesFeature {
       var sync = try container.decodeIfPresent(SyncState.self, forKey: .sync) ?? SyncState()
       if sync.status == .syncing { sync.status = .idle }
       self.init(
-        notes: try container.decodeIfPresent(IdentifiedArray<Note>.self, forKey: .notes) ?? [],
+        // Decoded as `[Note]`, then indexed: the index is then built by code specialized for
+        // `Note` (IdentifiedArray.init(decoded:codingPath:)), not by the generic decoding.
+        notes: try container.decodeIfPresent([Note].self, forKey: .notes).map {
+          try IdentifiedArray(decoded: $0, codingPath: container.codingPath + [CodingKeys.notes])
+        } ?? [],
         sync: sync,
         baseRevisions: try container.decodeIfPresent([String: Int].self, forKey: .baseRevisions)
           ?? [:],

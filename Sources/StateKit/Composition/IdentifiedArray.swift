@@ -63,7 +63,10 @@ where Element.ID: Sendable {
   }
 
   /// An array of `elements`, whose ids are known to be distinct, with their index.
-  private init(distinct elements: [Element], positions: [ID: Int]) {
+  /// Usable from inlinable code: the decoding initializers below build the index in the
+  /// caller's module, specialized for its element type.
+  @usableFromInline
+  init(distinct elements: [Element], positions: [ID: Int]) {
     self.elements = ChunkedElements(elements)
     self.positions = positions
     lineage = Lineage()
@@ -250,16 +253,29 @@ extension IdentifiedArray: Encodable where Element: Encodable {
 
 extension IdentifiedArray: Decodable where Element: Decodable {
   /// Decodes a plain array; repeated ids are a decoding error.
+  @inlinable
   public init(from decoder: any Decoder) throws {
-    // The decoded array is kept as it is (no second copy of a large state's elements); only
-    // the index is built.
-    let decoded = try [Element](from: decoder)
+    try self.init(decoded: [Element](from: decoder), codingPath: decoder.codingPath)
+  }
+}
+
+extension IdentifiedArray {
+  /// The elements of a decoded array, kept as they are (no second copy of a large state's
+  /// elements), with their index; repeated ids are a decoding error at `codingPath`.
+  ///
+  /// Inlinable, so that a feature decoding a large array of its own element type (a
+  /// `Decodable` state's `init(from:)` that decodes `[Note]` and then calls this) builds the
+  /// index in code specialized for that type. Reached through `Decodable` alone, the index is
+  /// built by generic code, which looks up the metadata of the id and of its dictionary for
+  /// every element.
+  @inlinable
+  public init(decoded: [Element], codingPath: [any CodingKey]) throws {
     var positions = [ID: Int](minimumCapacity: decoded.count)
     for position in decoded.indices
     where positions.updateValue(position, forKey: decoded[position].id) != nil {
       throw DecodingError.dataCorrupted(
         DecodingError.Context(
-          codingPath: decoder.codingPath, debugDescription: "the ids of the elements repeat"))
+          codingPath: codingPath, debugDescription: "the ids of the elements repeat"))
     }
     self.init(distinct: decoded, positions: positions)
   }

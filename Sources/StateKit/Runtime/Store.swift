@@ -106,7 +106,7 @@ public final class Store<F: Feature>: AnyStore {
   /// initial state; `restoring` a persisted snapshot (private state and version), which wins
   /// over `initial`. Throws `ActionError.invalid` naming the field that does not decode.
   public convenience init(
-    feature: F, id: String, initial: JSON?, restoring: (state: JSON, version: UInt64)?
+    feature: F, id: String, initial: consuming JSON?, restoring: (state: JSON, version: UInt64)?
   ) throws(ActionError) {
     if let restoring {
       let state = try Self.decodeState(restoring.state, what: "snapshot")
@@ -116,14 +116,17 @@ public final class Store<F: Feature>: AnyStore {
       let unchanged = (try? JSONValueEncoder().encode(state))?.equalsByValue(restoring.state)
       let version = unchanged == true ? restoring.version : restoring.version &+ 1
       self.init(feature: feature, id: id, state: state, version: version)
-    } else if let initial {
+    } else if initial != nil {
       let base: JSON
       do {
         base = try JSONValueEncoder().encode(feature.initialState)
       } catch {
         throw .invalid(pointer: "", reason: "the initial state does not encode: \(error)")
       }
-      let state = try Self.decodeState(JSON.mergePatch(base, initial), what: "initial state")
+      // `initial` is let go here: the client's parsed state (its request's only remaining
+      // holder by now) is freed once decoded, before the view is built from the state.
+      let state = try Self.decodeState(
+        JSON.mergePatch(base, (consume initial) ?? .null), what: "initial state")
       do {
         try feature.validate(state: state)
       } catch {
