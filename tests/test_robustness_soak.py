@@ -38,13 +38,13 @@ def test_the_memory_of_a_closed_big_store_goes_back_to_the_system_once_idle(stat
         baseline = server.rss_mb()
         notes = [{"id": f"n{i}", "text": f"note {i}", "createdAt": "2026-01-01T00:00:00Z",
                   "updatedAt": "2026-01-01T00:00:00Z", "syncStatus": "synchronized"}
-                 for i in range(50_000)]
+                 for i in range(100_000)]
         load.exchange([soak.request(load.rid(), "store/open", {
             "feature": "notes", "store": "big", "state": {"notes": notes}})])
         load.exchange([soak.request(load.rid(), "state/get", {"store": "big"})
                        for _ in range(3)])
         peak = server.rss_mb()
-        assert peak > baseline + 60, (baseline, peak)  # the burst did take memory
+        assert peak > baseline + 40, (baseline, peak)  # the burst did take memory (about 80 MB)
         load.exchange([soak.request(load.rid(), "store/close", {"store": "big"})])
         assert load.unanswered == 0
         # Idle a second, the server trims; reading /proc does not wake it. Most of the burst
