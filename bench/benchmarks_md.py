@@ -185,16 +185,20 @@ def headline(out_dir):
                       "| --- | --- | --- |", *rows, ""]
     scale_out = out_dir / "scale.out"
     if scale_out.exists():
-        table, seen = [], False
-        for line in sanitized(scale_out.read_text()).splitlines():
+        tables, table = [], []
+        for line in sanitized(scale_out.read_text()).splitlines() + [""]:
             if line.startswith("|"):
                 table.append(line)
-                seen = True
-            elif seen:
-                break
-        if table:
+            elif table:
+                tables.append(table)
+                table = []
+        # The first table (the ratios, of the first server) and the targets' table, if any.
+        chosen = tables[:1] + [t for t in tables[1:] if t[0].startswith("| target")][:1]
+        if chosen:
             lines += ["bench/scale (open, edit and restart of N notes against Python's "
-                      "`json.loads` and the jansson echo of the same line):", "", *table, ""]
+                      "`json.loads` and the jansson echo of the same line):", ""]
+            for table in chosen:
+                lines += [*table, ""]
     return "\n".join(lines).rstrip("\n") + "\n"
 
 

@@ -140,13 +140,15 @@ def test_the_readme_summary_is_the_runs_ratios_between_its_markers(tmp_path, run
         "instructions per increment\n"))
     finished(results, "scale", 0, stdout=(
         '{"n": 1000}\n\n/work/x/stateserver\n| notes | open / python |\n|---|---|\n'
-        "| 1,000 | 1.20x |\n| 1,000,000 | 4.00x |\n"))
+        "| 1,000 | 1.20x |\n| 1,000,000 | 4.00x |\n\n| notes | phase |\n|---|---|\n"
+        "| 1,000 | 0.1 |\n\n| target | met |\n|---|---|\n| open | NO |\n"))
     block = benchmarks_md.headline(results)
     assert "commit `abc1234 with uncommitted changes`" in block and "2026-12-03 11:00 UTC" in block
     assert "| throughput vs C jansson echo | 1.60 | >= 1.3x ok |" in block
     assert "| CPU per request vs echo, CPUs awake | 1.46 | <= 1.3x MISSED |" in block
     assert "instructions" not in block and "449,075" not in block
     assert "| 1,000,000 | 4.00x |" in block and "/work/x" not in block
+    assert "| open | NO |" in block and "| phase |" not in block
 
     readme = tmp_path / "README.md"
     readme.write_text(f"# Title\n\n{benchmarks_md.README_BEGIN}\nold figures\n"
