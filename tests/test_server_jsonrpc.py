@@ -141,12 +141,40 @@ def test_oversize_line_is_answered_and_not_held_in_memory(spawn):
     reply = replies_until_probe(client, "after", start)
     assert len(reply) == 1
     error = reply[0]["error"]
-    assert reply[0]["id"] is None and error["code"] == -32600
+    # Answered to the request its first bytes name, so the client waiting on id 1 hears.
+    assert reply[0]["id"] == 1 and error["code"] == -32600
     assert error["data"]["limit"] == 4096 and error["data"]["size"] > size
     # The 64 MiB line was never held: the peak resident size stays far below it.
     with open(f"/proc/{client.process.pid}/status") as status:
         peak_kb = next(int(line.split()[1]) for line in status if line.startswith("VmHWM"))
     assert peak_kb < 48 * 1024, f"peak RSS {peak_kb} kB"
+
+
+@pytest.mark.parametrize("head, expected", [
+    (b'{"jsonrpc":"2.0","id":"open-7","method":"store/open","params":{"state":"', "open-7"),
+    (b'{ "method" : "x" , "jsonrpc":"2.0", "id" : -12 , "params":["', -12),
+    (b'{"jsonrpc":"2.0","method":"x","params":{"id":5,"pad":"', None),
+    (b'{"jsonrpc":"2.0","id":1.5,"method":"x","params":["', None),
+    (b'["', None),
+], ids=["string-id", "spaced-negative-id", "id-only-inside-params", "fraction", "batch"])
+def test_an_oversize_request_is_answered_with_the_id_its_head_names(spawn, head, expected):
+    client = spawn("--max-message-bytes", "1024")
+    start = len(client.messages)
+    client.send_bytes(head + b"a" * 5000 + b'"]}}\n')
+    probe(client, "after")
+    reply = replies_until_probe(client, "after", start)
+    assert len(reply) == 1 and reply[0]["error"]["code"] == -32600
+    assert reply[0]["id"] == expected
+
+
+def test_a_client_waiting_on_an_oversize_request_gets_its_error(spawn):
+    from stateserver import RPCError
+    client = spawn("--max-message-bytes", "1024")
+    with pytest.raises(RPCError) as refused:
+        client.request("store/open", {"feature": "notes", "state": {"pad": "a" * 5000}},
+                       timeout=10)
+    assert refused.value.code == -32600 and refused.value.data["limit"] == 1024
+    assert "--max-message-bytes" in refused.value.data["hint"]
 
 
 def test_default_limit_is_16_mib(server):

@@ -10,8 +10,9 @@ enum InboundLine: Sendable {
   /// Boxed: the error is ten words, a line is 41 bytes without it (a request's id, method and
   /// params), and lines move through arrays by the thousand (a malformed line is rare).
   indirect case malformed(JSONParseError)
-  /// A line longer than `--max-message-bytes`, skipped unread; `bytes` is its length.
-  case oversize(bytes: Int)
+  /// A line longer than `--max-message-bytes`, skipped unread; `bytes` is its length, `id` the
+  /// request id its first bytes name (``OversizeHead``).
+  case oversize(bytes: Int, id: JSON?)
   /// The input ended (or the server stopped reading): shut down once the lines before are served.
   case endOfInput
 }

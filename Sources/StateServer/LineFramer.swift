@@ -22,12 +22,13 @@ final class LineFramer {
   private var start = 0  // first byte of the unconsumed partial line
   private var end = 0  // end of the bytes read so far
   private var skipped: Int? = nil  // length so far of an oversize line being skipped
+  private var skippedID: JSON? = nil  // its request's id, read from its head (`OversizeHead`)
 
   /// One framed line: its bytes in `buffer` (without the line ending), or a line that needs no
   /// parse (an oversize line, the end of input).
   private enum Item {
     case text(Range<Int>)
-    case oversize(bytes: Int)
+    case oversize(bytes: Int, id: JSON?)
     case endOfInput
   }
   /// Bytes read so far: the input offset the lines returned so far reach.
@@ -88,9 +89,9 @@ final class LineFramer {
         buffer.withUnsafeBytes { raw in
           let length = messageLength(raw, start, end)
           if let skipped {
-            batch.append(.oversize(bytes: skipped + length))
+            batch.append(.oversize(bytes: skipped + length, id: skippedID))
           } else if length > maxMessageBytes {
-            batch.append(.oversize(bytes: length))
+            batch.append(.oversize(bytes: length, id: Self.headID(raw, start, end)))
           } else if end > start {
             lineEnded(raw, start..<end, into: &batch)
           }
@@ -109,10 +110,11 @@ final class LineFramer {
           let newline = base.distance(to: UnsafeRawPointer(hit))
           let length = messageLength(raw, start, newline)
           if let skippedSoFar = skipped {
-            batch.append(.oversize(bytes: skippedSoFar + length))
+            batch.append(.oversize(bytes: skippedSoFar + length, id: skippedID))
             skipped = nil
+            skippedID = nil
           } else if length > maxMessageBytes {
-            batch.append(.oversize(bytes: length))
+            batch.append(.oversize(bytes: length, id: Self.headID(raw, start, newline)))
           } else {
             lineEnded(raw, start..<newline, into: &batch)
           }
@@ -127,7 +129,11 @@ final class LineFramer {
         end = 0
       } else if skipped != nil || end - start > maxMessageBytes + 1 {
         // The partial line is already too long (one byte over may still be the `\r` of a
-        // `\r\n` whose `\n` has not arrived): forget its bytes, remember only its length.
+        // `\r\n` whose `\n` has not arrived): forget its bytes, remember only its length
+        // and the id its head names.
+        if skipped == nil {
+          skippedID = buffer.withUnsafeBytes { raw in Self.headID(raw, start, end) }
+        }
         skipped = (skipped ?? 0) + end - start
         start = 0
         end = 0
@@ -143,8 +149,8 @@ final class LineFramer {
     lines.reserveCapacity(items.count)
     for item in items {
       switch item {
-      case .oversize(let bytes):
-        lines.append(.oversize(bytes: bytes))
+      case .oversize(let bytes, let id):
+        lines.append(.oversize(bytes: bytes, id: id))
       case .endOfInput:
         lines.append(.endOfInput)
       case .text(let range):
@@ -179,5 +185,13 @@ final class LineFramer {
     }
     if raw[range].allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return }
     batch.append(.text(range))
+  }
+}
+
+extension LineFramer {
+  /// The id the head of the too-long line at `start..<end` of `raw` names, if any.
+  fileprivate static func headID(_ raw: UnsafeRawBufferPointer, _ start: Int, _ end: Int) -> JSON? {
+    OversizeHead.id(
+      in: UnsafeRawBufferPointer(rebasing: raw[start..<min(end, start + OversizeHead.length)]))
   }
 }

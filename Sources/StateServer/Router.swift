@@ -47,10 +47,10 @@ final class Router {
       let refusal: RPCError =
         error.kind == .duplicateKey ? .duplicateKey(error) : .parseError(error)
       connection.emit(.failure(id: .null, error: refusal))
-    case .oversize(let bytes):
+    case .oversize(let bytes, let id):
       connection.emit(
         .failure(
-          id: .null,
+          id: id ?? .null,
           error: .messageTooLarge(size: bytes, limit: connection.options.maxMessageBytes)))
     case .endOfInput:
       connection.beginShutdown(reason: "end of input")

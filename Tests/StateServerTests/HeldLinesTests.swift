@@ -21,7 +21,7 @@ import Testing
     let before = lines.withUnsafeBufferPointer { $0.baseAddress }
     harness.connection.receive(read: lines, through: 2 * request.utf8.count)
     #expect(harness.connection.held.isEmpty)
-    lines[0] = .oversize(bytes: 0)
+    lines[0] = .oversize(bytes: 0, id: nil)
     let after = lines.withUnsafeBufferPointer { $0.baseAddress }
     #expect(before == after, "the connection still shares the served lines' array")
     #expect(try harness.written().count == 4)

@@ -11,7 +11,7 @@ import Testing
       switch line {
       case .request, .message: line.message?.description ?? ""
       case .malformed(let error): "malformed at \(error.position)"
-      case .oversize(let bytes): "oversize \(bytes)"
+      case .oversize(let bytes, _): "oversize \(bytes)"
       case .endOfInput: "end"
       }
     }
@@ -21,7 +21,7 @@ import Testing
     let wakes = Atomic(0)
     let inbox = Inbox(capacity: 100) { wakes.add(1, ordering: .relaxed) }
     #expect(inbox.push([.message([1]), .message([2])], bytes: 8, through: 8))
-    #expect(inbox.push([.oversize(bytes: 99)], bytes: 100, through: 108))
+    #expect(inbox.push([.oversize(bytes: 99, id: nil)], bytes: 100, through: 108))
     // Woken once for the drain, however many pushes come before the take.
     #expect(wakes.load(ordering: .relaxed) == 1)
     let taken = inbox.take()

@@ -55,7 +55,7 @@ import Testing
       switch line {
       case .request, .message: line.message?.description ?? ""
       case .malformed(let error): "malformed:\(error.kind.rawValue)"
-      case .oversize(let bytes): "oversize:\(bytes)"
+      case .oversize(let bytes, let id): "oversize:\(bytes)" + (id.map { ":id=\($0)" } ?? "")
       case .endOfInput: "end"
       }
     }
