@@ -21,6 +21,7 @@ Prints one JSON object per measurement, a Markdown table of the ratios, and issu
 (largest size against the smallest) at the end; exits 1 when a target is missed.
 """
 import argparse
+import datetime
 import json
 import os
 import shutil
@@ -31,10 +32,19 @@ import threading
 import time
 
 
+EPOCH = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
+
+
+def stamp(seconds):
+    return (EPOCH + datetime.timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+
+
 def note(i):
     # A note as the server publishes it (Sources/Features/Notes/Note.swift), every field written.
+    # Every date differs, as in a real list: a state of equal dates would flatter any cache of
+    # the last date read or written.
     return {"id": f"n{i}", "serverId": None, "text": f"note {i}",
-            "createdAt": "2026-01-01T00:00:00.000Z", "updatedAt": "2026-01-01T00:00:00.000Z",
+            "createdAt": stamp(i * 7), "updatedAt": stamp(i * 7 + 3),
             "syncStatus": "synchronized", "serverText": None}
 
 
