@@ -172,10 +172,13 @@ final class StoreRegistry {
         storeID: id, feature: feature.name, schemaVersion: feature.schemaVersion)
     }
     let store: any AnyStore
+    let isRestoring = restored != nil
     do {
-      store = try feature.makeStore(id, consume initial, restored)
+      // Moved in: the saved state's only holder is then the store's decode, which lets it go
+      // before the view is built (docs/architecture.md, "Restart reads a store when it is needed").
+      store = try feature.makeStore(id, consume initial, consume restored)
     } catch {
-      if restored != nil, let persistence {
+      if isRestoring, let persistence {
         // A snapshot that no longer decodes is set aside and reported, never fatal.
         persistence.setAside(storeID: id, reason: "\(error)")
         do {

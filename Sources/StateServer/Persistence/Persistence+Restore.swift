@@ -20,7 +20,7 @@ extension Persistence {
       return nil
     }
     guard let rows else { return nil }
-    let saved: SavedState
+    var saved: SavedState
     do {
       saved = try SavedState(rows)
     } catch {
@@ -37,8 +37,12 @@ extension Persistence {
         reason: "schema version \(saved.schemaVersion), expected \(schemaVersion)")
       return nil
     }
+    // Kept for `attach` without the state: the state's only holder is then the store being
+    // made, which lets it go once decoded.
+    let state = saved.state
+    saved.state = .null
     restored[storeID] = saved
-    return (saved.state, saved.version)
+    return (state, saved.version)
   }
 
   /// The version of `storeID`'s saved data, from its snapshot row and its last journal row
