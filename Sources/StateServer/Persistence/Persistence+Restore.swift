@@ -20,7 +20,7 @@ extension Persistence {
       return nil
     }
     guard let rows else { return nil }
-    var saved: SavedState
+    let saved: SavedState
     do {
       saved = try SavedState(rows)
     } catch {
@@ -37,12 +37,9 @@ extension Persistence {
         reason: "schema version \(saved.schemaVersion), expected \(schemaVersion)")
       return nil
     }
-    // Kept for `attach` without the state: the state's only holder is then the store being
-    // made, which lets it go once decoded.
-    let state = saved.state
-    saved.state = .null
+    // Kept for `attach`, the state included: a store that resumes unchanged journals from it.
     restored[storeID] = saved
-    return (state, saved.version)
+    return (saved.state, saved.version)
   }
 
   /// The version of `storeID`'s saved data, from its snapshot row and its last journal row

@@ -36,8 +36,7 @@ public final class Persistence {
   var walksOnDemand: Set<String> = []
   /// Stores with changes awaiting commit, in the order they first changed.
   var dirty: [String] = []
-  /// Each feature's schema version by name, and what each store was restored with (its version
-  /// and sizes: the state went to the store).
+  /// Each feature's schema version by name, and what each store was restored with.
   let schemaVersions: [String: Int]
   var restored: [String: SavedState] = [:]
   var restoredSchemaVersions: [String: Int] = [:]
