@@ -174,8 +174,8 @@ final class StoreRegistry {
     let store: any AnyStore
     let isRestoring = restored != nil
     do {
-      // Moved in: the saved state's only holder is then the store's decode, which lets it go
-      // before the view is built (docs/architecture.md, "Restart reads a store when it is needed").
+      // Moved in, so that no copy here outlives the decode; a saved state stays alive in
+      // `Persistence` until `attach`, whose journal starts from it.
       store = try feature.makeStore(id, consume initial, consume restored)
     } catch {
       if isRestoring, let persistence {
