@@ -28,6 +28,24 @@ def test_notes_and_profile_survive_a_restart(tmp_path):
         assert result["version"] == saved["notes"][0] + 1
 
 
+def test_a_profile_saved_mid_save_comes_back_idle_at_the_next_version(tmp_path):
+    """Profile does not say what its decoding changed (`Feature.decodingChanged`), so the
+    restore compares the whole state encoded again: a save in flight at the close comes back
+    idle, another state, so another version; saved settled, it came back at the same one above."""
+    # A backend that never answers during the test: the save is in flight at the close.
+    with Server("--latency", "600000", "--drain-timeout", "0", state_dir=tmp_path) as server:
+        server.dispatch("profile", {"type": "edit", "name": "Grace"})
+        server.dispatch("profile", {"type": "save"}, wait="reduced")
+        version = server.version("profile")
+        assert server.state("profile")["saveState"]["status"] == "saving"
+        assert server.close() == 0
+
+    with Server("--latency", "0", state_dir=tmp_path) as server:
+        view = server.state("profile")
+        assert view["saveState"]["status"] == "idle" and view["draft"] == "Grace"
+        assert server.version("profile") == version + 1
+
+
 def test_ephemeral_writes_nothing(tmp_path):
     # No state_dir: the server runs --ephemeral, here with a state directory it must ignore.
     with Server("--state-dir", str(tmp_path)) as server:

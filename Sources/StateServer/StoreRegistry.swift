@@ -172,10 +172,13 @@ final class StoreRegistry {
         storeID: id, feature: feature.name, schemaVersion: feature.schemaVersion)
     }
     let store: any AnyStore
+    let isRestoring = restored != nil
     do {
-      store = try feature.makeStore(id, consume initial, restored)
+      // Moved in, so that no copy here outlives the decode; a saved state stays alive in
+      // `Persistence` until `attach`, whose journal starts from it.
+      store = try feature.makeStore(id, consume initial, consume restored)
     } catch {
-      if restored != nil, let persistence {
+      if isRestoring, let persistence {
         // A snapshot that no longer decodes is set aside and reported, never fatal.
         persistence.setAside(storeID: id, reason: "\(error)")
         do {

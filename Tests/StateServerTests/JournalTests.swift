@@ -111,6 +111,36 @@ struct JournalFixture {
     #expect(restored.version == 1000)
   }
 
+  /// A store restored unchanged journals from the saved JSON it was read from (not encoded
+  /// again): its next changes are patches of that JSON, which a later restart applies.
+  @Test func aRestoredStoreJournalsOnFromTheStateItWasReadFrom() throws {
+    let fixture = JournalFixture()
+    defer { remove(fixture.directory) }
+    try fixture.persistence.commit()
+    for n in 0..<40 { fixture.store.send(.add(id: "i\(n)", title: "item \(n)")) }
+    fixture.store.send(.bumpSecret)
+    try fixture.persistence.commit()
+    fixture.persistence.flush()
+    let persistence = Persistence(stateDirectory: fixture.directory, warn: { _ in })
+    let saved = try #require(
+      persistence.restore(storeID: "shelf", feature: "shelf", schemaVersion: 1))
+    let store = try Store(feature: Shelf(), id: "shelf", initial: nil, restoring: saved)
+    #expect(store.version == fixture.store.version)
+    store.observer = { persistence.record($0) }
+    persistence.attach(store, schemaVersion: 1)
+    #expect(store.journaledState == (try JSONValueEncoder().encode(store.state)))
+    store.send(.rename(id: "i3", title: "renamed after the restart"))
+    store.send(.add(id: "new", title: "added after the restart"))
+    store.send(.bumpSecret)
+    try persistence.commit()
+    #expect(try fixture.database().journalCount(store: "shelf") == 2, "no whole snapshot")
+    #expect(try fixture.database().load(store: "shelf")?.snapshot?[2] == .integer(0))
+    let again = try #require(fixture.restored())
+    #expect(again.state == (try JSONValueEncoder().encode(store.state)))
+    #expect(again.state["secret"] == 2)
+    #expect(again.version == store.version)
+  }
+
   @Test func aChangeOfPrivateStateAloneIsJournaled() throws {
     let fixture = JournalFixture()
     defer { remove(fixture.directory) }

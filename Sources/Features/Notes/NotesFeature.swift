@@ -1,4 +1,5 @@
 import FoundationEssentials
+import JSON
 import StateKit
 
 /// Field Notes: offline-first notes that persist and sync with the server.
@@ -28,6 +29,11 @@ public struct NotesFeature: Feature {
   }
 
   enum CancelID { case sync }
+
+  /// A state saved mid-sync comes back idle, and only that (`State.differs(from:)`).
+  public static func decodingChanged(_ state: State, from saved: JSON) -> Bool? {
+    state.differs(from: saved)
+  }
 
   /// The key of an upload of `note` from `baseRevision`: the same when the upload is retried
   /// after a crash lost its confirmation (the state then still holds the note as it was), so

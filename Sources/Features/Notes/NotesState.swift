@@ -1,4 +1,5 @@
 import FoundationEssentials
+import JSON
 import StateKit
 
 extension NotesFeature {
@@ -55,8 +56,21 @@ extension NotesFeature {
       pending = notes.reduce(0) { $0 + ($1.needsUpload ? 1 : 0) }
     }
 
-    private enum CodingKeys: String, CodingKey {
+    private enum CodingKeys: String, CodingKey, CaseIterable {
       case notes, sync, baseRevisions, pendingDeletes, nextNumber
+    }
+
+    /// Whether this state, decoded from `saved`, is another than the one saved
+    /// (`NotesFeature.decodingChanged(_:from:)`). `init(from:)` settles only the sync; every
+    /// other member is read as `encode(to:)` wrote it. So the state is the one saved when its
+    /// sync is: compared alone, whatever the number of notes. `nil` for a saved state without
+    /// exactly the members `encode(to:)` writes, which it did not write (a default filled in is
+    /// a change only the whole comparison sees).
+    func differs(from saved: JSON) -> Bool? {
+      guard let members = saved.objectValue, members.count == CodingKeys.allCases.count,
+        members.keys.allSatisfy({ CodingKeys(stringValue: $0) != nil })
+      else { return nil }
+      return !NotesFeature.decoded(sync, isSaved: members["sync"])
     }
 
     /// Decodes a saved state or a client's initial one (`store/open` with many notes). A sync

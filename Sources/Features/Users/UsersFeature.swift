@@ -1,4 +1,5 @@
 import FoundationEssentials
+import JSON
 import StateKit
 
 /// A directory of people from the backend: start from the cache and revalidate, load with
@@ -45,6 +46,12 @@ public struct UsersFeature: Feature {
   }
 
   enum CancelID { case load, search, expiry }
+
+  /// What a restart settles (a load, a search, an edit in flight; the source becomes the
+  /// cache), and only that (`State.differs(from:)`).
+  public static func decodingChanged(_ state: State, from saved: JSON) -> Bool? {
+    state.differs(from: saved)
+  }
 
   public var initialState: State { State() }
 

@@ -1,3 +1,4 @@
+import JSON
 import StateKit
 
 extension UsersFeature {
@@ -58,6 +59,25 @@ extension UsersFeature {
 
     private enum CodingKeys: String, CodingKey {
       case load, source, users, query, results, searching, selectedId, edits, renameError
+    }
+
+    /// Whether this state, decoded from `saved`, is another than the one saved
+    /// (`UsersFeature.decodingChanged(_:from:)`). `init(from:)` settles the load, the source,
+    /// the search and the edits; the lists and the rest are read as written. So the state is
+    /// the one saved when those four parts are: compared alone, whatever the number of users.
+    /// `nil` for a saved state with a member the synthesized `encode(to:)` does not write or
+    /// without one it always writes, which it did not write.
+    func differs(from saved: JSON) -> Bool? {
+      let always: [CodingKeys] = [.load, .users, .query, .results, .searching, .edits]
+      guard let members = saved.objectValue,
+        members.keys.allSatisfy({ CodingKeys(stringValue: $0) != nil }),
+        always.allSatisfy({ members[$0.stringValue] != nil })
+      else { return nil }
+      return
+        !(UsersFeature.decoded(load, isSaved: members["load"])
+        && UsersFeature.decoded(source, isSaved: members["source"])
+        && UsersFeature.decoded(searching, isSaved: members["searching"])
+        && UsersFeature.decoded(edits, isSaved: members["edits"]))
     }
 
     /// Decodes a saved state (the cache) or a client's initial one. Nothing in flight survives

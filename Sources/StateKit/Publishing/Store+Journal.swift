@@ -7,8 +7,10 @@ import JSON
 public protocol JournaledStore: AnyStore {
   /// From now on the store keeps its private state as JSON and reports its changes (see
   /// `Publication.statePatch` and `takeStatePatch()`). Costs one full encoding now, then
-  /// O(change). Idempotent.
-  func journalState()
+  /// O(change); none now when `encoded` is the state's encoding already (a restored store's
+  /// saved state, which its decoding did not change: the JSON read is kept, not encoded
+  /// again). Idempotent.
+  func journalState(startingFrom encoded: consuming JSON?)
 
   /// Whether every publication carries its `statePatch` (the view is the state, so the view
   /// patch is the state patch). Otherwise a publication whose view changed leaves it `nil`
@@ -23,6 +25,11 @@ public protocol JournaledStore: AnyStore {
   /// The private state as JSON, as of the last walk, shared rather than encoded: O(1) once
   /// `journalState()` was called. A journal compacts from it without stalling the store.
   var journaledState: JSON { get }
+}
+
+extension JournaledStore {
+  /// `journalState(startingFrom:)` with the state encoded now.
+  public func journalState() { journalState(startingFrom: nil) }
 }
 
 /// How a store turns its changes of private state into patches.
@@ -40,11 +47,19 @@ extension Store: JournaledStore {
   /// last 256 to 512 changes, and a walk that finds the log too short re-encodes the array.
   static var maximumOwedActions: Int { 128 }
 
-  public func journalState() {
+  public func journalState(startingFrom encoded: consuming JSON?) {
     guard stateJournal == nil else { return }
-    stateJournal =
-      F.View.self == F.State.self
-      ? .sameAsView : .own(ViewPublisher(state, replacesUpdatedElements: true), owed: 0)
+    guard F.View.self != F.State.self else {
+      stateJournal = .sameAsView
+      return
+    }
+    let publisher =
+      if let encoded = consume encoded {
+        ViewPublisher(state, encoded: encoded, replacesUpdatedElements: true)
+      } else {
+        ViewPublisher(state, replacesUpdatedElements: true)
+      }
+    stateJournal = .own(publisher, owed: 0)
   }
 
   public var publishesStatePatches: Bool {

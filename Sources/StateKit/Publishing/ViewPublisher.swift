@@ -54,15 +54,22 @@ struct ViewPublisher<View: Encodable & Equatable> {
   private var reversal = JSONPatchReversal()
 
   init(_ view: View, replacesUpdatedElements: Bool = false) {
-    // `replacesUpdatedElements`: see `PatchWalk` (a store's journal of its private state).
-    keptWalker = PatchWalk.Kept(replacesUpdatedElements: replacesUpdatedElements)
-    walker = keptWalker.walk
-    json = .null
+    var json = JSON.null
     do {
       json = try JSONValueEncoder().encode(view)
     } catch {
       report("a view of type \(View.self) does not encode: \(error)")
     }
+    self.init(view, encoded: json, replacesUpdatedElements: replacesUpdatedElements)
+  }
+
+  /// A publisher of `view` whose encoding is `json` already (equal by value): a restored
+  /// state's saved JSON, which its decoding did not change, is kept instead of encoded again.
+  init(_ view: View, encoded json: consuming JSON, replacesUpdatedElements: Bool = false) {
+    // `replacesUpdatedElements`: see `PatchWalk` (a store's journal of its private state).
+    keptWalker = PatchWalk.Kept(replacesUpdatedElements: replacesUpdatedElements)
+    walker = keptWalker.walk
+    self.json = json
     // Learn where the arrays are (and mark them) with one walk over the full encoding. A view
     // that holds no array element has nothing worth marking: the first update publishes any
     // `IdentifiedArray` in it whole, which for an empty one costs a comparison. Skipping the

@@ -32,7 +32,8 @@ extension Feature {
         return FeatureSchemas(view: view, actions: actions, events: events, problems: problems)
       },
       makeStore: { id, initial, restoring throws(ActionError) in
-        try Store(feature: self, id: id, initial: consume initial, restoring: restoring)
+        try Store(
+          feature: self, id: id, initial: consume initial, restoring: consume restoring)
       })
     descriptor.dependencies = dependencies.filter(\.readsAStore)
     return descriptor

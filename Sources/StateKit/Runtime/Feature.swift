@@ -46,6 +46,27 @@ public protocol Feature: Sendable {
 
   var initialState: State { get }
 
+  /// Whether decoding `saved`, a private state this feature encoded (a persisted snapshot, a
+  /// fork's state, a recording's), gave another state than the one saved: `true` when the
+  /// decoding settled something (a sync saved mid-flight comes back idle), `false` when the
+  /// state is the one saved, `nil` when the feature does not say. A restored store resumes at
+  /// the saved version only when the state is the same, so that a version never names two
+  /// states; otherwise at the next one.
+  ///
+  /// The default says nothing, and the store then encodes the whole decoded state again and
+  /// compares it with `saved`: exact for any decoding, but a second encoding of the state, as
+  /// large as the state. A feature with a large state whose `init(from:)` changes only a few
+  /// known parts answers by comparing those parts alone (``decoded(_:isSaved:)``), in time that
+  /// does not grow with the rest; it promises that every other part decodes to exactly what was
+  /// saved, and answers `nil` for a saved state it did not write (members it never writes).
+  ///
+  /// ```swift
+  /// static func decodingChanged(_ state: State, from saved: JSON) -> Bool? {
+  ///   !decoded(state.sync, isSaved: saved["sync"])  // `init(from:)` settles only the sync
+  /// }
+  /// ```
+  static func decodingChanged(_ state: State, from saved: JSON) -> Bool?
+
   /// The other stores this feature reads (``Shared`` handles among its dependencies): the
   /// server binds each to its open stores at start-up and refuses to start when one is missing.
   /// The default reads none.
@@ -98,6 +119,16 @@ extension Feature {
   public static var isPersistent: Bool { false }
   public static var schemaVersion: Int { 1 }
   public var dependencies: [SharedDependency] { [] }
+  /// Says nothing: the store compares the whole re-encoded state (see the requirement).
+  public static func decodingChanged(_ state: State, from saved: JSON) -> Bool? { nil }
+  /// Whether `part` of a decoded state encodes to `saved`, the member of the saved state it was
+  /// decoded from (`nil` when the saved state has no such member, as for an optional left out):
+  /// what ``decodingChanged(_:from:)`` compares a part it may change with.
+  public static func decoded(_ part: some Encodable, isSaved saved: JSON?) -> Bool {
+    guard let encoded = try? JSONValueEncoder().encode(part) else { return false }
+    guard let saved else { return encoded == .null }
+    return encoded.equalsByValue(saved)
+  }
   public func validate(_ action: Action) throws(ActionValidationError) {}
   /// Accepts every state that decodes.
   public func validate(state: State) throws(ActionValidationError) {}

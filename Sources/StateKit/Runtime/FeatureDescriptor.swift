@@ -43,7 +43,8 @@ public struct FeatureDescriptor: Sendable {
   /// when either does not decode.
   public var makeStore:
     @StateActor @Sendable (
-      _ id: String, _ initial: consuming JSON?, _ restoring: (state: JSON, version: UInt64)?
+      _ id: String, _ initial: consuming JSON?,
+      _ restoring: consuming (state: JSON, version: UInt64)?
     )
       throws(ActionError) -> any AnyStore
 
@@ -56,7 +57,9 @@ public struct FeatureDescriptor: Sendable {
     schemaVersion: Int, viewSchema: JSON, actionSchemas: [String: JSON],
     eventSchemas: [String: JSON],
     makeStore:
-      @escaping @StateActor @Sendable (String, consuming JSON?, (state: JSON, version: UInt64)?)
+      @escaping @StateActor @Sendable (
+        String, consuming JSON?, consuming (state: JSON, version: UInt64)?
+      )
       throws(ActionError) -> any AnyStore
   ) {
     self.init(
@@ -75,7 +78,9 @@ public struct FeatureDescriptor: Sendable {
     caseNameProblems: [SchemaProblem], isPersistent: Bool,
     schemaVersion: Int, deriveSchemas derive: @escaping @Sendable () -> FeatureSchemas,
     makeStore:
-      @escaping @StateActor @Sendable (String, consuming JSON?, (state: JSON, version: UInt64)?)
+      @escaping @StateActor @Sendable (
+        String, consuming JSON?, consuming (state: JSON, version: UInt64)?
+      )
       throws(ActionError) -> any AnyStore
   ) {
     self.init(
@@ -90,7 +95,9 @@ public struct FeatureDescriptor: Sendable {
     caseNameProblems: [SchemaProblem], isPersistent: Bool, schemaVersion: Int,
     schemas: SchemaCell,
     makeStore:
-      @escaping @StateActor @Sendable (String, consuming JSON?, (state: JSON, version: UInt64)?)
+      @escaping @StateActor @Sendable (
+        String, consuming JSON?, consuming (state: JSON, version: UInt64)?
+      )
       throws(ActionError) -> any AnyStore
   ) {
     self.name = name

@@ -106,15 +106,11 @@ public final class Store<F: Feature>: AnyStore {
   /// initial state; `restoring` a persisted snapshot (private state and version), which wins
   /// over `initial`. Throws `ActionError.invalid` naming the field that does not decode.
   public convenience init(
-    feature: F, id: String, initial: consuming JSON?, restoring: (state: JSON, version: UInt64)?
+    feature: F, id: String, initial: consuming JSON?,
+    restoring: consuming (state: JSON, version: UInt64)?
   ) throws(ActionError) {
-    if let restoring {
-      let state = try Self.decodeState(restoring.state, what: "snapshot")
-      // A snapshot taken mid-effect may decode into a settled state (a feature turns `saving`
-      // back into `idle`): that is another state, so it gets the next version, and a version
-      // never names two states. A spurious bump only costs a client a resync.
-      let unchanged = (try? JSONValueEncoder().encode(state))?.equalsByValue(restoring.state)
-      let version = unchanged == true ? restoring.version : restoring.version &+ 1
+    // The saved tree is let go once decoded, before the view is built from the state.
+    if let (state, version) = try Self.restore(consume restoring) {
       self.init(feature: feature, id: id, state: state, version: version)
     } else if initial != nil {
       let base: JSON
@@ -136,6 +132,23 @@ public final class Store<F: Feature>: AnyStore {
     } else {
       self.init(feature: feature, id: id)
     }
+  }
+
+  /// The state decoded from `saved` and the version it resumes at. A snapshot taken mid-effect
+  /// may decode into a settled state (a feature turns `saving` back into `idle`): that is
+  /// another state, so it gets the next version, and a version never names two states. The
+  /// feature says whether its decoding changed anything (`Feature.decodingChanged(_:from:)`);
+  /// when it does not say, the whole state is encoded again and compared with `saved`. A
+  /// spurious bump only costs a client a resync. Nil when there is nothing to restore.
+  private static func restore(_ saved: consuming (state: JSON, version: UInt64)?)
+    throws(ActionError) -> (F.State, UInt64)?
+  {
+    guard let saved else { return nil }
+    let state = try decodeState(saved.state, what: "snapshot")
+    let changed =
+      F.decodingChanged(state, from: saved.state)
+      ?? ((try? JSONValueEncoder().encode(state))?.equalsByValue(saved.state) != true)
+    return (state, changed ? saved.version &+ 1 : saved.version)
   }
 
   private static func decodeState(_ json: JSON, what: String) throws(ActionError) -> F.State {

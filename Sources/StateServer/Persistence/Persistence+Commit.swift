@@ -7,10 +7,15 @@ extension Persistence {
   /// Starts persisting `store`, tagged with `schemaVersion`. A store restored at its saved
   /// version continues its journal; any other first writes a whole snapshot at the next commit.
   public func attach(_ store: any AnyStore, schemaVersion: Int) {
-    let saved = restored.removeValue(forKey: store.id)
+    var saved = restored.removeValue(forKey: store.id)
     let continues = saved.map { $0.version == store.version } ?? false
     let journaled = store as? any JournaledStore
-    journaled?.journalState()
+    // A store that resumed at its saved version holds the state saved (its decoding changed
+    // nothing): the saved JSON is its state's encoding, and the journal starts from it instead
+    // of encoding the whole state again.
+    let encoded = continues ? saved?.state : nil
+    saved?.state = .null
+    journaled?.journalState(startingFrom: consume encoded)
     if journaled?.publishesStatePatches == false {
       walksOnDemand.insert(store.id)
     } else {

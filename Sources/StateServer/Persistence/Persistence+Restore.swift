@@ -37,6 +37,7 @@ extension Persistence {
         reason: "schema version \(saved.schemaVersion), expected \(schemaVersion)")
       return nil
     }
+    // Kept for `attach`, the state included: a store that resumes unchanged journals from it.
     restored[storeID] = saved
     return (saved.state, saved.version)
   }

@@ -63,6 +63,17 @@ final class SQLiteConnection {
   /// Runs `sql` with `bindings` and returns every row, each column as text or integer.
   @discardableResult
   func query(_ sql: String, _ bindings: [SQLiteValue] = []) throws(SQLiteError) -> [[SQLiteValue]] {
+    var rows: [[SQLiteValue]] = []
+    try forEachRow(sql, bindings) { row in rows.append(row.values) }
+    return rows
+  }
+
+  /// Runs `sql` with `bindings` and hands each row to `body` as it is stepped, in SQLite's own
+  /// buffers: a large column is read where it lies instead of copied out first.
+  func forEachRow(
+    _ sql: String, _ bindings: [SQLiteValue] = [],
+    _ body: (SQLiteRow) throws(SQLiteError) -> Void
+  ) throws(SQLiteError) {
     var statement: OpaquePointer?
     let prepared = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
     guard prepared == SQLITE_OK, let statement else { throw error(prepared) }
@@ -94,30 +105,11 @@ final class SQLiteConnection {
       }
       guard code == SQLITE_OK else { throw error(code) }
     }
-    var rows: [[SQLiteValue]] = []
     while true {
       let code = sqlite3_step(statement)
-      if code == SQLITE_DONE { return rows }
+      if code == SQLITE_DONE { return }
       guard code == SQLITE_ROW else { throw error(code) }
-      rows.append(
-        (0..<sqlite3_column_count(statement)).map { column in
-          switch sqlite3_column_type(statement, column) {
-          case SQLITE_NULL: return .null
-          case SQLITE_INTEGER: return .integer(sqlite3_column_int64(statement, column))
-          case SQLITE_FLOAT: return .real(sqlite3_column_double(statement, column))
-          case SQLITE_BLOB:
-            let count = Int(sqlite3_column_bytes(statement, column))
-            guard count > 0, let blob = sqlite3_column_blob(statement, column) else {
-              return .blob([])
-            }
-            return .blob(Array(UnsafeRawBufferPointer(start: blob, count: count)))
-          default:
-            guard let text = sqlite3_column_text(statement, column) else { return .null }
-            let count = Int(sqlite3_column_bytes(statement, column))
-            let bytes = UnsafeBufferPointer(start: text, count: count)
-            return .text(String(decoding: bytes, as: UTF8.self))
-          }
-        })
+      try body(SQLiteRow(statement: statement))
     }
   }
 

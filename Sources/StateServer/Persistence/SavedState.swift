@@ -26,31 +26,32 @@ struct SavedState {
     var reason: String
   }
 
-  /// Checks `rows` and applies the journal to the snapshot.
-  init(_ rows: SavedRows) throws(Unusable) {
+  /// Checks `rows` and applies the journal to the snapshot, whose parsed state it takes.
+  init(_ rows: consuming SavedRows) throws(Unusable) {
     if let problem = rows.problem { throw Unusable(reason: problem) }
     guard let row = rows.snapshot else {
       throw Unusable(reason: "\(rows.journal.count) journal rows but no snapshot to apply them to")
     }
-    guard row.count == 4, case .text(let feature) = row[0] else {
+    guard row.count == 3, case .text(let feature) = row[0] else {
       throw Unusable(reason: "feature \(row.first?.description ?? "missing") is not a name")
     }
     guard case .integer(let schemaVersion) = row[1] else {
       throw Unusable(reason: "schema_version \(row[1].description) is not a whole number")
     }
     let version = try Self.version(row[2], what: "version")
-    guard case .text(let text) = row[3] else {
-      throw Unusable(reason: "state \(row[3].description) is not JSON text")
-    }
+    // Taken out, so that the journal edits the state's only reference in place.
     var state: JSON
-    do {
-      state = try JSON(parsing: text)
-    } catch {
+    switch rows.takeState() {
+    case .parsed(let json, let bytes):
+      state = json
+      self.snapshotBytes = bytes
+    case .invalid(let error):
       throw Unusable(reason: "state is not valid JSON: \(error)")
+    case .notText(let value):
+      throw Unusable(reason: "state \(value.description) is not JSON text")
     }
     self.feature = feature
     self.schemaVersion = Int(schemaVersion)
-    self.snapshotBytes = text.utf8.count
     var current = version
     var journalBytes = 0
     for entry in rows.journal {
@@ -87,13 +88,76 @@ struct SavedState {
   }
 }
 
-/// A store's rows as read, before any check.
+/// A store's rows as read, before any check but the snapshot's parse.
 struct SavedRows {
   var store: String
-  /// `feature, schema_version, version, state`.
+  /// `feature, schema_version, version` of the snapshot row.
   var snapshot: [SQLiteValue]?
+  /// The snapshot row's `state`, parsed where it was read.
+  var state: SavedText
   /// `seq, version, patch` each, in order.
   var journal: [[SQLiteValue]]
   /// Why the snapshot could not be read back (its pieces are missing or damaged).
-  var problem: String? = nil
+  var problem: String?
+
+  init(
+    store: String, snapshot: [SQLiteValue]?, state: SavedText, journal: [[SQLiteValue]],
+    problem: String? = nil
+  ) {
+    self.store = store
+    self.snapshot = snapshot
+    self.state = state
+    self.journal = journal
+    self.problem = problem
+  }
+
+  /// Rows with a whole snapshot row (`feature, schema_version, version, state`), its state
+  /// parsed here.
+  init(store: String, snapshot row: [SQLiteValue]?, journal: [[SQLiteValue]]) {
+    var state = SavedText.notText(.null)
+    if let row, row.count == 4 {
+      if case .text(var text) = row[3] {
+        state = text.withUTF8 { SavedText(parsing: UnsafeRawBufferPointer($0)) }
+      } else {
+        state = .notText(row[3])
+      }
+    }
+    self.init(
+      store: store, snapshot: row.map { Array($0.prefix(3)) }, state: state, journal: journal)
+  }
+
+  /// The state, moved out.
+  mutating func takeState() -> SavedText {
+    var taken = SavedText.notText(.null)
+    swap(&taken, &state)
+    return taken
+  }
+}
+
+/// A snapshot's state as read: parsed from the bytes where they lay (SQLite's buffer, or the
+/// pieces assembled), with no second copy of the text.
+enum SavedText {
+  /// The state, and the length of its text in bytes.
+  case parsed(JSON, bytes: Int)
+  case invalid(JSONParseError)
+  /// The column held no text (a number, NULL).
+  case notText(SQLiteValue)
+
+  /// `bytes` parsed. Text that is not UTF-8 is parsed as SQLite's text was read before it was
+  /// parsed in place: its bad bytes replaced by U+FFFD.
+  init(parsing bytes: UnsafeRawBufferPointer) {
+    do {
+      self = .parsed(try JSON(parsing: bytes), bytes: bytes.count)
+      return
+    } catch {
+      self = .invalid(error)
+    }
+    let repaired = String(decoding: bytes, as: UTF8.self)
+    guard repaired.utf8.count != bytes.count || !repaired.utf8.elementsEqual(bytes) else { return }
+    do {
+      self = .parsed(try JSON(parsing: repaired), bytes: bytes.count)
+    } catch {
+      self = .invalid(error)
+    }
+  }
 }

@@ -3,20 +3,37 @@ import FoundationEssentials
 
 /// Reading and writing the rows of the stores: snapshots, journal entries, rows set aside.
 extension SnapshotDatabase {
-  /// The rows saved for `store`, unchecked (`SavedState` checks them), or `nil` if none. A
-  /// snapshot written in pieces comes back whole, with the journal rows it does not cover.
+  /// The rows saved for `store`, unchecked (`SavedState` checks them) but for the snapshot's
+  /// state, parsed where SQLite holds it; `nil` if none. A snapshot written in pieces comes
+  /// back whole, with the journal rows it does not cover.
   func load(store: String) throws(SQLiteError) -> SavedRows? {
     let connection = try open()
-    var snapshot = try connection.query(
+    var snapshot: [SQLiteValue]?
+    var state = SavedText.notText(.null)
+    var pieces: SnapshotPieces?
+    // `store` is the table's key: one row at most.
+    try connection.forEachRow(
       "SELECT feature, schema_version, version, state FROM snapshots WHERE store = ?",
       [.text(store)]
-    ).first
+    ) { row in
+      snapshot = (0..<3).map(row.value)
+      guard row.count == 4, row.isText(3), let text = row.bytes(3) else {
+        state = .notText(row.count == 4 ? row.value(3) : .null)
+        return
+      }
+      pieces = SnapshotPieces(marker: text)
+      if pieces == nil { state = SavedText(parsing: text) }
+    }
     var covered = Int64.min
     var problem: String?
-    if let row = snapshot, row.count == 4, let pieces = SnapshotPieces(marker: row[3].text) {
+    if let pieces {
       covered = pieces.snapshot
-      switch try pieces.assemble(store: store, on: connection) {
-      case .success(let state): snapshot?[3] = .text(state)
+      switch try pieces.assembleBytes(store: store, on: connection) {
+      case .success(let bytes):
+        state = bytes.withUnsafeBytes { SavedText(parsing: $0) }
+        if case .invalid = state, String(validating: bytes, as: UTF8.self) == nil {
+          problem = "snapshot \(pieces.snapshot) is not UTF-8 text"
+        }
       case .failure(let reason): problem = reason.reason
       }
     }
@@ -24,7 +41,8 @@ extension SnapshotDatabase {
       "SELECT seq, version, patch FROM journal WHERE store = ? AND seq > ? ORDER BY seq",
       [.text(store), .integer(covered)])
     if snapshot == nil && journal.isEmpty { return nil }
-    return SavedRows(store: store, snapshot: snapshot, journal: journal, problem: problem)
+    return SavedRows(
+      store: store, snapshot: snapshot, state: state, journal: journal, problem: problem)
   }
 
   /// The version of the last change saved for `store` (the later of its last journal row's and

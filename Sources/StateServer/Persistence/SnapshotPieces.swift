@@ -38,6 +38,13 @@ struct SnapshotPieces: Equatable {
     self.init(snapshot: snapshot, count: count, bytes: bytes)
   }
 
+  /// The pieces a `snapshots.state` text names, read where it lies: only a short text that
+  /// starts as a marker is looked at (a state written whole is never copied for this).
+  init?(marker text: UnsafeRawBufferPointer) {
+    guard text.count <= 80, text.starts(with: Self.prefix.utf8) else { return nil }
+    self.init(marker: String(decoding: text, as: UTF8.self))
+  }
+
   var marker: String { "\(Self.prefix)\(snapshot) \(count) \(bytes)" }
 
   /// Why pieces could not be assembled.
@@ -49,27 +56,50 @@ struct SnapshotPieces: Equatable {
   func assemble(store: String, on connection: SQLiteConnection) throws(SQLiteError)
     -> Result<String, Unreadable>
   {
-    let rows = try connection.query(
-      "SELECT piece, bytes FROM snapshot_pieces WHERE store = ? AND snapshot = ? ORDER BY piece",
-      [.text(store), .integer(snapshot)])
+    switch try assembleBytes(store: store, on: connection) {
+    case .success(let text):
+      guard let state = String(validating: text, as: UTF8.self) else {
+        return .failure(Unreadable(reason: "snapshot \(snapshot) is not UTF-8 text"))
+      }
+      return .success(state)
+    case .failure(let reason):
+      return .failure(reason)
+    }
+  }
+
+  /// The snapshot's bytes, or why they cannot be read: each piece is copied once, from where
+  /// SQLite holds it into the text (not into a row's array first).
+  func assembleBytes(store: String, on connection: SQLiteConnection) throws(SQLiteError)
+    -> Result<[UInt8], Unreadable>
+  {
     var text: [UInt8] = []
     text.reserveCapacity(bytes)
-    for (index, row) in rows.enumerated() {
-      guard row.count == 2, row[0].integer == Int64(index), case .blob(let piece) = row[1] else {
-        return .failure(Unreadable(reason: "piece \(index) of snapshot \(snapshot) is missing"))
+    var pieces = 0
+    var missing: Int?
+    try connection.forEachRow(
+      "SELECT piece, bytes FROM snapshot_pieces WHERE store = ? AND snapshot = ? ORDER BY piece",
+      [.text(store), .integer(snapshot)]
+    ) { row in
+      defer { pieces += 1 }
+      guard missing == nil else { return }
+      guard row.count == 2, row.value(0).integer == Int64(pieces), !row.isText(1),
+        let piece = row.bytes(1)
+      else {
+        missing = pieces
+        return
       }
-      text += piece
+      text.append(contentsOf: piece)
     }
-    guard rows.count == count, text.count == bytes else {
+    if let missing {
+      return .failure(Unreadable(reason: "piece \(missing) of snapshot \(snapshot) is missing"))
+    }
+    guard pieces == count, text.count == bytes else {
       return .failure(
         Unreadable(
-          reason: "snapshot \(snapshot) has \(rows.count) pieces of \(text.count) bytes, "
+          reason: "snapshot \(snapshot) has \(pieces) pieces of \(text.count) bytes, "
             + "expected \(count) of \(bytes)"))
     }
-    guard let state = String(validating: text, as: UTF8.self) else {
-      return .failure(Unreadable(reason: "snapshot \(snapshot) is not UTF-8 text"))
-    }
-    return .success(state)
+    return .success(text)
   }
 
   // MARK: Writing (on the background writer's connection)
