@@ -245,7 +245,7 @@ def test_a_line_over_the_limit_says_how_to_raise_it(spawn):
     client.send_bytes(json.dumps(req("big", "store/list", {"pad": "a" * 200})).encode() + b"\n")
     client.send_bytes(json.dumps(req("after", "store/list")).encode() + b"\n")
     assert client.response("after", timeout=TIMEOUT)["result"]["stores"]
-    refused = [m for m in client.messages if isinstance(m, dict) and m.get("id") is None
-               and "error" in m]
-    assert refused and refused[0]["error"]["data"]["limit"] == 100
-    assert "--max-message-bytes" in refused[0]["error"]["data"]["hint"]
+    # Answered to the request the line's head names (OversizeHead).
+    refused = client.response("big", timeout=TIMEOUT)
+    assert refused["error"]["data"]["limit"] == 100
+    assert "--max-message-bytes" in refused["error"]["data"]["hint"]
