@@ -126,7 +126,7 @@ public final class Store<F: Feature>: AnyStore {
       // `initial` is let go here: the client's parsed state (its request's only remaining
       // holder by now) is freed once decoded, before the view is built from the state.
       let state = try Self.decodeState(
-        JSON.mergePatch(base, (consume initial) ?? .null), what: "initial state")
+        consuming: JSON.mergePatch(base, (consume initial) ?? .null), what: "initial state")
       do {
         try feature.validate(state: state)
       } catch {
@@ -135,6 +135,19 @@ public final class Store<F: Feature>: AnyStore {
       self.init(feature: feature, id: id, state: state)
     } else {
       self.init(feature: feature, id: id)
+    }
+  }
+
+  /// ``decodeState(_:what:)`` of a tree held nowhere else: its parts are let go as they are
+  /// decoded (a large state's parsed elements one by one), so the open never holds the whole
+  /// tree and the whole state at once.
+  private static func decodeState(consuming json: consuming JSON, what: String)
+    throws(ActionError) -> F.State
+  {
+    do {
+      return try JSONValueDecoder().decode(F.State.self, consuming: json)
+    } catch {
+      throw .invalid(pointer: error.pointer, reason: "the \(what) does not decode: \(error.reason)")
     }
   }
 
