@@ -145,9 +145,7 @@ final class ValueEncoder: Encoder, SingleValueEncodingContainer {
   /// Types with a JSON form of their own rather than their `Encodable` one.
   private static func special<T: Encodable>(_ value: T, at encoder: ValueEncoder) throws -> JSON? {
     if T.self == JSON.self, let json = value as? JSON { return json }
-    if T.self == Date.self, let date = value as? Date {
-      return .string(ISO8601Date.string(from: date))
-    }
+    if T.self == Date.self, let date = value as? Date { return EncodedDates.value(of: date) }
     if T.self == URL.self, let url = value as? URL { return .string(url.absoluteString) }
     if T.self == Data.self, let data = value as? Data {
       return .string(data.base64EncodedString())
