@@ -144,11 +144,10 @@ final class ValueDecoder: Decoder, SingleValueDecodingContainer {
   func decodeChild<T: Decodable>(_ type: T.Type, from value: consuming JSON, key: any CodingKey)
     throws -> T
   {
-    // Asked first, by comparing types: `special` returns a `T?`, whose type the runtime looks up
-    // on each call, which every element of a large array paid.
-    if Self.hasOwnForm(T.self), let special = try special(T.self, from: value, key: key) {
-      return special
-    }
+    // Asked first, by comparing types, and decoded in a function of its own: `special` returns
+    // a `T?`, whose type the runtime looks up on each call; bound here, its room was made (and
+    // the type looked up, twice) on every call, which every element of a large array paid.
+    if Self.hasOwnForm(T.self) { return try ownForm(T.self, from: value, key: key) }
     let child = ValueDecoder(value: consume value, parent: self, key: key)
     do {
       return try construct(T.self, from: child)
@@ -165,6 +164,39 @@ final class ValueDecoder: Decoder, SingleValueDecodingContainer {
     T.self == JSON.self || T.self == Date.self || T.self == URL.self || T.self == Data.self
   }
 
+  /// `special` of a type that has its own form (``hasOwnForm(_:)``), without its `T?`: the
+  /// optional's type was looked up by the runtime on each call (a date of every element of a
+  /// large array). Each value is `T` itself, as the comparison before it says, so the cast
+  /// changes nothing.
+  @inline(never)
+  private func ownForm<T: Decodable>(_ type: T.Type, from value: JSON, key: any CodingKey)
+    throws -> T
+  {
+    if T.self == Date.self {
+      guard case .string(let text) = value, let date = ISO8601Date.date(from: text) else {
+        throw failure(at: key, Self.dateExpectation + found(value))
+      }
+      return unsafeBitCast(date, to: T.self)
+    }
+    if T.self == JSON.self { return unsafeBitCast(value, to: T.self) }
+    return try otherForm(T.self, from: value, key: key)
+  }
+
+  /// `URL` and `Data`: rare enough to pay for the `T?` (in a function of its own, so that
+  /// `ownForm` does not make room for one).
+  @inline(never)
+  private func otherForm<T: Decodable>(_ type: T.Type, from value: JSON, key: any CodingKey)
+    throws -> T
+  {
+    guard let decoded = try special(T.self, from: value, key: key) else {
+      throw failure(at: key, "expected \(WireExpectation.of(T.self)), found " + found(value))
+    }
+    return decoded
+  }
+
+  private static let dateExpectation =
+    "expected an ISO 8601 date string such as \"2026-11-29T17:46:39Z\", found "
+
   /// Types with a JSON form of their own rather than their `Decodable` one.
   @inline(never)
   private func special<T: Decodable>(_ type: T.Type, from value: JSON, key: (any CodingKey)?)
@@ -173,10 +205,7 @@ final class ValueDecoder: Decoder, SingleValueDecodingContainer {
     if T.self == JSON.self { return value as? T }
     if T.self == Date.self {
       guard case .string(let text) = value, let date = ISO8601Date.date(from: text) else {
-        throw failure(
-          at: key,
-          "expected an ISO 8601 date string such as \"2026-11-29T17:46:39Z\", found "
-            + found(value))
+        throw failure(at: key, Self.dateExpectation + found(value))
       }
       return date as? T
     }
