@@ -173,7 +173,7 @@ final class ValueDecoder: Decoder, SingleValueDecodingContainer {
     throws -> T
   {
     if T.self == Date.self {
-      guard case .string(let text) = value, let date = ISO8601Date.date(from: text) else {
+      guard case .string(let text) = value, let date = DecodedDates.date(from: text) else {
         throw failure(at: key, Self.dateExpectation + found(value))
       }
       return unsafeBitCast(date, to: T.self)
