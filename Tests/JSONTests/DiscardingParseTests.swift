@@ -53,9 +53,11 @@ struct DiscardingParseTests {
       let value = try? result.get()
       #expect(value != nil)
       #expect(value == (try? parseKeeping(text).get()))
-      // The first megabytes were given back: they read as zeros now.
-      let given = memory[(1 << 16)..<(2 << 20)]
-      #expect(given.allSatisfy { $0 == 0 })
+      #if canImport(Glibc)
+        // The first megabytes were given back: they read as zeros now.
+        let given = memory[(1 << 16)..<(2 << 20)]
+        #expect(given.allSatisfy { $0 == 0 })
+      #endif
     }
   }
 
