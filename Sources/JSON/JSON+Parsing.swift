@@ -40,8 +40,14 @@ extension JSON {
     // A raw NUL is refused wherever it is, even inside text that would otherwise parse: memchr
     // finds one faster than the parser could check each byte for it.
     let nul = memchr(base, 0, bytes.count).map { base.distance(to: UnsafeRawPointer($0)) }
+    // A NUL's place is counted from the start after the parse, so a text holding one (which
+    // fails anyway) keeps its bytes.
+    let discardLimit =
+      options.contains(.discardsParsedBytes) ? (nul == nil ? bytes.count : 0) : nil
     guard
-      var parser = JSONParser(bytes, allowDuplicateKeys: options.contains(.allowDuplicateKeys))
+      var parser = JSONParser(
+        bytes, allowDuplicateKeys: options.contains(.allowDuplicateKeys),
+        discardingBefore: discardLimit)
     else { throw JSONParseError(.unexpectedEnd, "the input is empty", position: 0, in: bytes) }
     let value: JSON
     do {
@@ -62,8 +68,15 @@ extension JSON {
       self = value
       return
     }
-    var error = JSONParseError(
-      first.member.kind, first.member.reason, position: first.position, in: bytes)
+    var error: JSONParseError
+    if let (line, column) = first.location {
+      error = JSONParseError(
+        kind: first.member.kind, line: line, column: column, position: first.position,
+        reason: first.member.reason)
+    } else {
+      error = JSONParseError(
+        first.member.kind, first.member.reason, position: first.position, in: bytes)
+    }
     error.refusals = parser.refusals.map(\.member)
     error.remainder = value
     throw error

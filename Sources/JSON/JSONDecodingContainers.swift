@@ -96,7 +96,11 @@ struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
   func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try integer(type, key) }
   func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try integer(type, key) }
   func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-    try decoder.decodeChild(
+    if decoder.consumes {
+      return try decoder.decodeChild(
+        type, from: taking(key, expecting: WireExpectation.of(T.self)), key: key)
+    }
+    return try decoder.decodeChild(
       type, from: member(key, expecting: WireExpectation.of(T.self)), key: key)
   }
 
@@ -121,19 +125,84 @@ struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     try present(key).map { try decoder.integer(type, $0, at: key) }
   }
   func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-    try present(key).map { try decoder.decodeChild(type, from: $0, key: key) }
+    if decoder.consumes {
+      guard let value = try takingIfPresent(key) else { return nil }
+      return try decoder.decodeChild(type, from: value, key: key)
+    }
+    return try present(key).map { try decoder.decodeChild(type, from: $0, key: key) }
+  }
+
+  // MARK: A consuming decode
+
+  /// ``member(_:expecting:)``, taken out of the object when it is an array or an object.
+  private func taking(_ key: Key, expecting expected: @autoclosure () -> String) throws -> JSON {
+    asked?.ask(key.stringValue)
+    guard let position = try takenPosition(key) else {
+      throw decoder.failure(
+        at: key, "required field '\(key.stringValue)' is missing; expected \(expected())")
+    }
+    return take(at: position)
+  }
+
+  /// ``present(_:)``, taken out of the object when it is an array or an object.
+  private func takingIfPresent(_ key: Key) throws -> JSON? {
+    asked?.ask(key.stringValue)
+    guard let position = try takenPosition(key), !object.value(at: position).isNull else {
+      return nil
+    }
+    return take(at: position)
+  }
+
+  /// The position of the member `key` (nil when missing); an error when an earlier read took
+  /// it out already.
+  private func takenPosition(_ key: Key) throws -> Int? {
+    let name = key.stringValue
+    let hint = decoder.nextMember
+    let position: Int
+    if hint < object.count, object.key(at: hint) == name {
+      position = hint
+    } else if let found = object.position(of: name) {
+      position = found
+    } else {
+      return nil
+    }
+    decoder.nextMember = position + 1
+    if decoder.taken.contains(position) {
+      throw decoder.failure(
+        at: key, "the member was already read once (this decode consumes what it reads)")
+    }
+    return position
+  }
+
+  /// The member at `position`: an array or object is moved out of the object, leaving `null`,
+  /// when the object is held by its decoder alone (otherwise it is copied, as when borrowing).
+  private func take(at position: Int) -> JSON {
+    guard case .object(var members) = decoder.value else { return .null }
+    switch members.value(at: position) {
+    case .array, .object: break
+    default: return members.value(at: position)
+    }
+    decoder.value = .null
+    defer { decoder.value = .object(members) }
+    guard members.isUniquelyHeld() else { return members.value(at: position) }
+    decoder.taken.append(position)
+    return members.exchangeValue(.null, at: position)
   }
 
   func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key)
     throws -> KeyedDecodingContainer<NestedKey>
   {
-    try ValueDecoder(value: member(key, expecting: "an object"), parent: decoder, key: key)
-      .container(keyedBy: type)
+    let value =
+      try decoder.consumes
+      ? taking(key, expecting: "an object") : member(key, expecting: "an object")
+    return try ValueDecoder(value: value, parent: decoder, key: key).container(keyedBy: type)
   }
 
   func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-    try ValueDecoder(value: member(key, expecting: "an array"), parent: decoder, key: key)
-      .unkeyedContainer()
+    let value =
+      try decoder.consumes
+      ? taking(key, expecting: "an array") : member(key, expecting: "an array")
+    return try ValueDecoder(value: value, parent: decoder, key: key).unkeyedContainer()
   }
 
   func superDecoder() throws -> any Decoder {
@@ -149,13 +218,17 @@ struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 }
 
 struct ArrayDecodingContainer: UnkeyedDecodingContainer {
-  let elements: [JSON]
+  private var elements: [JSON]
   let decoder: ValueDecoder
   private(set) var currentIndex = 0
+  /// Whether each element is moved out as it is read, so it is freed once decoded (the
+  /// elements were handed over: ``JSONValueDecoder/decode(_:consuming:)``).
+  private let consumes: Bool
 
-  init(elements: [JSON], decoder: ValueDecoder) {
+  init(elements: consuming [JSON], decoder: ValueDecoder, consumes: Bool = false) {
     self.elements = elements
     self.decoder = decoder
+    self.consumes = consumes
   }
 
   var codingPath: [any CodingKey] { decoder.codingPath }
@@ -175,7 +248,10 @@ struct ArrayDecodingContainer: UnkeyedDecodingContainer {
         at: key, "expected \(expected()), found the end of the array (\(elements.count) elements)")
     }
     defer { currentIndex += 1 }
-    return (elements[currentIndex], key)
+    guard consumes else { return (elements[currentIndex], key) }
+    var element = JSON.null
+    swap(&element, &elements[currentIndex])
+    return (element, key)
   }
 
   mutating func decodeNil() throws -> Bool {

@@ -150,6 +150,9 @@ public struct JSONObject: @unchecked Sendable {
     return exchanged
   }
 
+  /// Whether this value is its members' only holder, so an edit changes them in place.
+  mutating func isUniquelyHeld() -> Bool { isKnownUniquelyReferenced(&storage) }
+
   /// Appends a member whose key the object does not hold yet (unchecked: the caller knows).
   mutating func appendNew(_ key: String, _ value: JSON) {
     let position = storage.count

@@ -16,4 +16,10 @@ public struct JSONParseOptions: OptionSet, Sendable, Hashable {
   /// try JSON(parsing: #"{"a":1,"a":2}"#, options: .allowDuplicateKeys)  // ["a": 2]
   /// ```
   public static let allowDuplicateKeys = JSONParseOptions(rawValue: 1 << 0)
+
+  /// The bytes may be given back to the system as they are parsed (`madvise`), so a large
+  /// text's memory shrinks while its tree grows: only for bytes the caller owns in memory it
+  /// allocated (the server's read buffer) and never reads again. Errors still report their line
+  /// and column, counted before each stretch goes.
+  package static let discardsParsedBytes = JSONParseOptions(rawValue: 1 << 1)
 }

@@ -14,6 +14,9 @@ struct JSONParser: ~Copyable {
   struct Refusal {
     var member: JSONParseError.Refusal
     var position: Int
+    /// Line and column of `position`, counted when it was found, for the first refusal of a
+    /// parse that gives its bytes back as it goes (they cannot be counted afterwards).
+    var location: (line: Int, column: Int)?
   }
 
   /// An array or object whose members are still being read.
@@ -45,14 +48,25 @@ struct JSONParser: ~Copyable {
   var scratch: [UInt8] = []
   /// Short strings this thread's parses met before.
   let strings = JSONStringCache.current
+  /// Whether the bytes before the offset are given back to the system as the parse goes
+  /// (JSONParser+Discarding.swift), and the bytes from this offset on must be kept.
+  let discardLimit: Int?
+  /// The bytes before this offset may be gone; the location of an error is counted from here.
+  var kept = 0
+  /// Line and column (as ``JSONParseError`` counts them) of the byte at `kept`.
+  var keptLocation = (line: 1, column: 0)
+  /// The offset past which the next pages are given back.
+  var nextDiscard = Int.max
 
   /// A parser of `bytes`; nil when they have no address (an empty buffer may not).
   init?(
     _ bytes: UnsafeRawBufferPointer, allowDuplicateKeys: Bool,
-    depthLimit: Int = JSON.maximumDepth
+    depthLimit: Int = JSON.maximumDepth, discardingBefore discardLimit: Int? = nil
   ) {
     guard let base = bytes.baseAddress else { return nil }
     self.depthLimit = depthLimit
+    self.discardLimit = discardLimit
+    if discardLimit != nil { nextDiscard = Self.discardStep }
     self.bytes = bytes
     self.start = base.assumingMemoryBound(to: UInt8.self)
     self.allowDuplicateKeys = allowDuplicateKeys
@@ -119,6 +133,7 @@ struct JSONParser: ~Copyable {
       while let frame = frames.last {
         if frame.isObject {
           add(member: value)
+          if offset >= nextDiscard { discardParsed() }
           skipWhitespace()
           switch next() {
           case UInt8(ascii: ","):
@@ -132,6 +147,7 @@ struct JSONParser: ~Copyable {
           }
         } else {
           values.push(value)
+          if offset >= nextDiscard { discardParsed() }
           skipWhitespace()
           switch next() {
           case UInt8(ascii: ","): skipWhitespace()
@@ -337,10 +353,12 @@ struct JSONParser: ~Copyable {
   private var place: String { frames.isEmpty ? "" : " at \(pointer.description)" }
 
   private mutating func refuse(_ kind: JSONParseError.Kind, _ reason: String) {
+    // Only the first refusal's place is reported; counted now, while its line is still here.
+    let location = refusals.isEmpty && discardLimit != nil ? location(at: offset) : nil
     refusals.append(
       Refusal(
         member: JSONParseError.Refusal(kind: kind, pointer: pointer, reason: reason),
-        position: offset))
+        position: offset, location: location))
   }
 
   /// The byte at the offset is not `what`: it counts as read, as the location rule says.
@@ -352,6 +370,10 @@ struct JSONParser: ~Copyable {
 
   /// An error at the current offset.
   func failure(_ kind: JSONParseError.Kind, _ reason: String) -> JSONParseError {
-    JSONParseError(kind, reason, position: offset, in: bytes)
+    guard discardLimit != nil else {
+      return JSONParseError(kind, reason, position: offset, in: bytes)
+    }
+    let (line, column) = location(at: offset)
+    return JSONParseError(kind: kind, line: line, column: column, position: offset, reason: reason)
   }
 }

@@ -19,6 +19,12 @@
 /// here and a free wherever the request dies, four strings per small request. The box is immutable, so sharing it between the table and the requests
 /// (and so between threads) is safe.
 ///
+/// Longer string values, of 16 to 32 bytes, are kept too, in a second table, as their boxes
+/// only: each such value costs a box and a separate string storage (two allocations, about
+/// 130 bytes for a 24-byte date), and a large state repeats many of them (the dates of a list
+/// of notes: a state's elements are often made by the same moments). A repeated one is then a
+/// retain; a new one costs a hash of four words and the store in its slot.
+///
 /// One table per thread (``current``), never shared, so it needs no lock. This value only
 /// points at the table: the parser holds it without reference counting.
 package struct JSONStringCache {
@@ -33,11 +39,31 @@ package struct JSONStringCache {
     var boxed: JSON = .null
   }
 
+  /// One slot of the long values' table: the bytes as four overlapping words (the first
+  /// sixteen bytes and the last sixteen, which together cover 16 to 32 bytes), the count, and
+  /// the boxed value; a count of 0 is an empty slot.
+  private struct LongSlot {
+    var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+    var count = 0
+    var boxed: JSON = .null
+  }
+
+  /// Both tables of a thread, in one allocation.
+  private struct Tables {
+    var slots: UnsafeMutablePointer<Slot>
+    var longSlots: UnsafeMutablePointer<LongSlot>
+  }
+
   /// Longest string kept: the longest Swift stores inline on 64-bit platforms.
   static let maximumLength = 15
+  /// Longest string value kept as a shared box in the long values' table.
+  static let maximumLongLength = 32
   private static let slotBits = 7
   private static let slotCount = 1 << slotBits
+  private static let longSlotBits = 6
+  private static let longSlotCount = 1 << longSlotBits
   private let slots: UnsafeMutablePointer<Slot>
+  private let longSlots: UnsafeMutablePointer<LongSlot>
 
   /// The string of the UTF-8 `bytes`, which must be valid (the parser checked them).
   @inline(__always)
@@ -50,10 +76,34 @@ package struct JSONStringCache {
   /// the bytes come again while their slot holds them.
   @inline(__always)
   package func value(_ bytes: UnsafeRawBufferPointer) -> JSON {
-    guard let slot = slot(bytes) else { return .string(String(decoding: bytes, as: UTF8.self)) }
+    guard let slot = slot(bytes) else { return longValue(bytes) }
     if case .string = slot.pointee.boxed { return slot.pointee.boxed }
     let value = JSON.string(slot.pointee.string)
     slot.pointee.boxed = value
+    return value
+  }
+
+  /// `.string` of bytes longer than the short table keeps: from the long values' table when
+  /// they are at most ``maximumLongLength`` bytes, made fresh otherwise.
+  private func longValue(_ bytes: UnsafeRawBufferPointer) -> JSON {
+    let count = bytes.count
+    guard count > Self.maximumLength, count <= Self.maximumLongLength,
+      let base = bytes.baseAddress
+    else { return .string(String(decoding: bytes, as: UTF8.self)) }
+    let words = (
+      base.loadUnaligned(fromByteOffset: 0, as: UInt64.self),
+      base.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
+      base.loadUnaligned(fromByteOffset: count - 16, as: UInt64.self),
+      base.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+    )
+    let mixed =
+      (words.0 &* 0x9E37_79B9_7F4A_7C15) ^ (words.1 &* 0xC2B2_AE3D_27D4_EB4F)
+      ^ (words.2 &* 0x1656_67B1_9E37_79F9) ^ (words.3 &* 0x85EB_CA77_C2B2_AE63)
+      ^ UInt64(truncatingIfNeeded: count)
+    let slot = longSlots + Int(truncatingIfNeeded: mixed >> UInt64(64 - Self.longSlotBits))
+    if slot.pointee.count == count, slot.pointee.words == words { return slot.pointee.boxed }
+    let value = JSON.string(String(decoding: bytes, as: UTF8.self))
+    slot.pointee = LongSlot(words: words, count: count, boxed: value)
     return value
   }
 
@@ -101,21 +151,30 @@ package struct JSONStringCache {
   /// The calling thread's table, made at its first use and freed when the thread ends.
   package static var current: JSONStringCache {
     if let existing = pthread_getspecific(threadKey) {
-      return JSONStringCache(slots: existing.assumingMemoryBound(to: Slot.self))
+      let tables = existing.assumingMemoryBound(to: Tables.self).pointee
+      return JSONStringCache(slots: tables.slots, longSlots: tables.longSlots)
     }
     let slots = UnsafeMutablePointer<Slot>.allocate(capacity: slotCount)
     slots.initialize(repeating: Slot(), count: slotCount)
-    pthread_setspecific(threadKey, slots)
-    return JSONStringCache(slots: slots)
+    let longSlots = UnsafeMutablePointer<LongSlot>.allocate(capacity: longSlotCount)
+    longSlots.initialize(repeating: LongSlot(), count: longSlotCount)
+    let tables = UnsafeMutablePointer<Tables>.allocate(capacity: 1)
+    tables.initialize(to: Tables(slots: slots, longSlots: longSlots))
+    pthread_setspecific(threadKey, tables)
+    return JSONStringCache(slots: slots, longSlots: longSlots)
   }
 
-  /// The key of each thread's table; its destructor frees the table when the thread ends.
+  /// The key of each thread's tables; its destructor frees them when the thread ends.
   private static let threadKey: pthread_key_t = {
     var key = pthread_key_t()
     let status = pthread_key_create(&key) { table in
-      guard let slots = table?.assumingMemoryBound(to: Slot.self) else { return }
-      slots.deinitialize(count: JSONStringCache.slotCount)
-      slots.deallocate()
+      guard let tables = table?.assumingMemoryBound(to: Tables.self) else { return }
+      tables.pointee.slots.deinitialize(count: JSONStringCache.slotCount)
+      tables.pointee.slots.deallocate()
+      tables.pointee.longSlots.deinitialize(count: JSONStringCache.longSlotCount)
+      tables.pointee.longSlots.deallocate()
+      tables.deinitialize(count: 1)
+      tables.deallocate()
     }
     precondition(status == 0, "pthread_key_create failed (\(status))")
     return key

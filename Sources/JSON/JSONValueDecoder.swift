@@ -45,12 +45,39 @@ public struct JSONValueDecoder: Sendable {
     if let unknown = ledger?.finish() { throw unknown }
     return value
   }
+
+  /// Decodes a `T` from `json`, which it consumes: the arrays and objects inside are handed
+  /// over to the values decoded from them, and an array's elements are let go one by one as
+  /// each is decoded, so the tree shrinks while the value grows (a large state's open no
+  /// longer holds the whole parsed tree and the whole decoded state at once). The same values
+  /// and the same errors as ``decode(_:from:)``.
+  ///
+  /// A member holding an array or an object is taken out of its object when read (only when
+  /// that object is held here alone): a type whose `init(from:)` reads such a member twice is
+  /// told so by an error at the member, not given `null`.
+  public func decode<T: Decodable>(_ type: T.Type, consuming json: consuming JSON)
+    throws(JSONDecodingError) -> T
+  {
+    let ledger = refusesUnknownKeys ? KeyLedger() : nil
+    let decoder = ValueDecoder(
+      value: json, parent: nil, key: nil, ledger: ledger, consumes: true)
+    let value: T
+    do {
+      value = try decoder.decodeValue(T.self)
+    } catch {
+      _ = ledger?.finish()
+      throw JSONDecodingError(error, at: [])
+    }
+    if let unknown = ledger?.finish() { throw unknown }
+    return value
+  }
 }
 
 /// The `Decoder` behind ``JSONValueDecoder``: one instance per nested value, linked to its
 /// parent so the coding path (and the pointer) is only built when something fails.
 final class ValueDecoder: Decoder, SingleValueDecodingContainer {
-  let value: JSON
+  /// The value decoded; in a consuming decode, members taken out of it are `null` here.
+  var value: JSON
   private let parent: ValueDecoder?
   private let key: (any CodingKey)?
   /// Set for a strict decode (``JSONValueDecoder/refusesUnknownKeys``), shared by the tree.
@@ -58,12 +85,23 @@ final class ValueDecoder: Decoder, SingleValueDecodingContainer {
   /// Where the keyed container over this decoder's object looks for the next member first
   /// (the one after the member it found last); only a hint, checked before it is used.
   var nextMember = 0
+  /// Whether the decode owns its tree and hands its parts over as they are read
+  /// (``JSONValueDecoder/decode(_:consuming:)``).
+  let consumes: Bool
+  /// In a consuming decode: the positions of this object's members taken out, so that a
+  /// second read of one is an error rather than a `null`; or, for an array, that its elements
+  /// were handed to a container.
+  var taken: [Int] = []
 
-  init(value: JSON, parent: ValueDecoder?, key: (any CodingKey)?, ledger: KeyLedger? = nil) {
+  init(
+    value: consuming JSON, parent: ValueDecoder?, key: (any CodingKey)?,
+    ledger: KeyLedger? = nil, consumes: Bool = false
+  ) {
     self.value = value
     self.parent = parent
     self.key = key
     self.ledger = ledger ?? parent?.ledger
+    self.consumes = consumes || parent?.consumes == true
   }
 
   var codingPath: [any CodingKey] {
@@ -103,13 +141,14 @@ final class ValueDecoder: Decoder, SingleValueDecodingContainer {
 
   /// Decodes `value`, found at `key` of this decoder's container. An error that is not already
   /// located (a type's own validation in `init(from:)`) is placed at the child's path.
-  func decodeChild<T: Decodable>(_ type: T.Type, from value: JSON, key: any CodingKey) throws -> T {
-    // Asked first, by comparing types: `special` returns a `T?`, whose type the runtime looks up
-    // on each call, which every element of a large array paid.
-    if Self.hasOwnForm(T.self), let special = try special(T.self, from: value, key: key) {
-      return special
-    }
-    let child = ValueDecoder(value: value, parent: self, key: key)
+  func decodeChild<T: Decodable>(_ type: T.Type, from value: consuming JSON, key: any CodingKey)
+    throws -> T
+  {
+    // Asked first, by comparing types, and decoded in a function of its own: `special` returns
+    // a `T?`, whose type the runtime looks up on each call; bound here, its room was made (and
+    // the type looked up, twice) on every call, which every element of a large array paid.
+    if Self.hasOwnForm(T.self) { return try ownForm(T.self, from: value, key: key) }
+    let child = ValueDecoder(value: consume value, parent: self, key: key)
     do {
       return try construct(T.self, from: child)
     } catch let error as JSONDecodingError {
@@ -125,6 +164,39 @@ final class ValueDecoder: Decoder, SingleValueDecodingContainer {
     T.self == JSON.self || T.self == Date.self || T.self == URL.self || T.self == Data.self
   }
 
+  /// `special` of a type that has its own form (``hasOwnForm(_:)``), without its `T?`: the
+  /// optional's type was looked up by the runtime on each call (a date of every element of a
+  /// large array). Each value is `T` itself, as the comparison before it says, so the cast
+  /// changes nothing.
+  @inline(never)
+  private func ownForm<T: Decodable>(_ type: T.Type, from value: JSON, key: any CodingKey)
+    throws -> T
+  {
+    if T.self == Date.self {
+      guard case .string(let text) = value, let date = DecodedDates.date(from: text) else {
+        throw failure(at: key, Self.dateExpectation + found(value))
+      }
+      return unsafeBitCast(date, to: T.self)
+    }
+    if T.self == JSON.self { return unsafeBitCast(value, to: T.self) }
+    return try otherForm(T.self, from: value, key: key)
+  }
+
+  /// `URL` and `Data`: rare enough to pay for the `T?` (in a function of its own, so that
+  /// `ownForm` does not make room for one).
+  @inline(never)
+  private func otherForm<T: Decodable>(_ type: T.Type, from value: JSON, key: any CodingKey)
+    throws -> T
+  {
+    guard let decoded = try special(T.self, from: value, key: key) else {
+      throw failure(at: key, "expected \(WireExpectation.of(T.self)), found " + found(value))
+    }
+    return decoded
+  }
+
+  private static let dateExpectation =
+    "expected an ISO 8601 date string such as \"2026-11-29T17:46:39Z\", found "
+
   /// Types with a JSON form of their own rather than their `Decodable` one.
   @inline(never)
   private func special<T: Decodable>(_ type: T.Type, from value: JSON, key: (any CodingKey)?)
@@ -133,10 +205,7 @@ final class ValueDecoder: Decoder, SingleValueDecodingContainer {
     if T.self == JSON.self { return value as? T }
     if T.self == Date.self {
       guard case .string(let text) = value, let date = ISO8601Date.date(from: text) else {
-        throw failure(
-          at: key,
-          "expected an ISO 8601 date string such as \"2026-11-29T17:46:39Z\", found "
-            + found(value))
+        throw failure(at: key, Self.dateExpectation + found(value))
       }
       return date as? T
     }
@@ -234,7 +303,15 @@ final class ValueDecoder: Decoder, SingleValueDecodingContainer {
     guard case .array(let elements) = value else {
       throw failure(at: nil, "expected an array, found " + found(value))
     }
-    return ArrayDecodingContainer(elements: elements, decoder: self)
+    guard consumes else { return ArrayDecodingContainer(elements: elements, decoder: self) }
+    // Handed over: the container is then the elements' only holder and lets each go once
+    // it is decoded.
+    guard taken.isEmpty else {
+      throw failure(at: nil, "the array was already read once (this decode consumes it)")
+    }
+    taken = [0]
+    value = .array([])
+    return ArrayDecodingContainer(elements: elements, decoder: self, consumes: true)
   }
 
   func singleValueContainer() throws -> any SingleValueDecodingContainer { self }

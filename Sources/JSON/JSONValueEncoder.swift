@@ -145,9 +145,7 @@ final class ValueEncoder: Encoder, SingleValueEncodingContainer {
   /// Types with a JSON form of their own rather than their `Encodable` one.
   private static func special<T: Encodable>(_ value: T, at encoder: ValueEncoder) throws -> JSON? {
     if T.self == JSON.self, let json = value as? JSON { return json }
-    if T.self == Date.self, let date = value as? Date {
-      return .string(ISO8601Date.string(from: date))
-    }
+    if T.self == Date.self, let date = value as? Date { return EncodedDates.value(of: date) }
     if T.self == URL.self, let url = value as? URL { return .string(url.absoluteString) }
     if T.self == Data.self, let data = value as? Data {
       return .string(data.base64EncodedString())
@@ -185,7 +183,7 @@ final class ValueEncoder: Encoder, SingleValueEncodingContainer {
 
   func encodeNil() throws { setSingle(.null) }
   func encode(_ value: Bool) throws { setSingle(.bool(value)) }
-  func encode(_ value: String) throws { setSingle(.string(value)) }
+  func encode(_ value: String) throws { setSingle(Self.sharedValue(value)) }
   func encode(_ value: Double) throws { setSingle(try number(value, path: codingPath)) }
   func encode(_ value: Float) throws { setSingle(try number(value, path: codingPath)) }
   func encode(_ value: Int) throws { setSingle(.integer(Int64(value))) }
@@ -207,6 +205,17 @@ final class ValueEncoder: Encoder, SingleValueEncodingContainer {
 
   /// `JSON`'s own `encode(to:)`: stored as it is.
   func encodeRaw(_ value: JSON) { setSingle(value) }
+
+  /// `.string(value)` for a string encoded on its own: the box the thread's string table holds
+  /// for the same bytes when there is one (``JSONStringCache``). This is the path of an enum's
+  /// raw value (a status, a kind), which an encoded state repeats in every element and which
+  /// was a box per element; a member's or an element's string (an id, a text, seldom repeated)
+  /// is encoded by its container without the table.
+  private static func sharedValue(_ value: String) -> JSON {
+    guard value.utf8.count <= JSONStringCache.maximumLongLength else { return .string(value) }
+    var value = value
+    return value.withUTF8 { JSONStringCache.current.value(UnsafeRawBufferPointer($0)) }
+  }
 }
 
 /// A finite double as JSON; NaN and infinities have no JSON form.

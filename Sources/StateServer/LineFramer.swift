@@ -23,6 +23,10 @@ final class LineFramer {
   private var end = 0  // end of the bytes read so far
   private var skipped: Int? = nil  // length so far of an oversize line being skipped
   private var skippedID: JSON? = nil  // its request's id, read from its head (`OversizeHead`)
+  /// From this length on a line is parsed whole, giving its bytes back as the parse goes
+  /// (``JSONParseOptions/discardsParsedBytes``): the text of a large state is then not
+  /// resident beside the tree it becomes. Shorter lines are read in place.
+  static let discardingLength = 4 << 20
 
   /// One framed line: its bytes in `buffer` (without the line ending), or a line that needs no
   /// parse (an oversize line, the end of input).
@@ -155,7 +159,18 @@ final class LineFramer {
         lines.append(.endOfInput)
       case .text(let range):
         let line = UnsafeRawBufferPointer(rebasing: raw[range])
-        if let request = RequestEnvelope(reading: line) {
+        if line.count >= discardingLength {
+          // Parsed whole: a failure of the params read in place would parse the line again,
+          // and its bytes are given back behind the parse. The envelope is then read from the
+          // parsed object, so a plain request is still served as one.
+          do {
+            lines.append(
+              RequestEnvelope.line(
+                parsed: try JSON(parsing: line, options: .discardsParsedBytes)))
+          } catch {
+            lines.append(.malformed(error))
+          }
+        } else if let request = RequestEnvelope(reading: line) {
           lines.append(.request(request))
         } else {
           do {

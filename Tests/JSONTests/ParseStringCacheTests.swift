@@ -5,11 +5,12 @@ import Testing
 /// the table holds, each string must be exactly its own bytes.
 @Suite("Parsing: the short-string table")
 struct ParseStringCacheTests {
-  /// Strings of every length around the table's 15-byte limit, differing in one byte, in
-  /// length alone (a trailing `\u0000`) or in a multi-byte character.
+  /// Strings of every length around the table's 15-byte limit and the long values' table's
+  /// 16 to 32 bytes, differing in one byte, in length alone (a trailing `\u0000`) or in a
+  /// multi-byte character.
   static let strings: [String] = {
     var strings: [String] = []
-    for length in 0...17 {
+    for length in 0...34 {
       let base = String((0..<length).map { Character(Unicode.Scalar(UInt8(97 + $0 % 26))) })
       strings.append(base)
       strings.append(base + "\u{0}")
@@ -52,5 +53,24 @@ struct ParseStringCacheTests {
     let strings = (0..<2_000).map { "k\($0 * 7919 % 100_000)" }
     #expect(try parse(strings) == expected(strings))
     #expect(try parse(strings.shuffled()).arrayValue?.count == 2 * strings.count)
+  }
+
+  @Test func longValuesDifferingInOneByteAnywhereReadBack() throws {
+    // The long values' table compares four overlapping words: a change in any byte, and a
+    // change of length alone, must be seen.
+    var strings: [String] = []
+    for length in 16...33 {
+      let base = String(repeating: "2026-01-01T00:00:00.000Z-x", count: 2).prefix(length)
+      strings.append(String(base))
+      for position in 0..<length {
+        var bytes = Array(base.utf8)
+        bytes[position] = UInt8(ascii: "#")
+        strings.append(String(decoding: bytes, as: UTF8.self))
+      }
+    }
+    for _ in 0..<2 { #expect(try parse(strings) == expected(strings)) }
+    // Repeated values share one box, and still read back as themselves.
+    let repeated = Array(repeating: "2026-01-01T00:00:00.000Z", count: 50) + strings
+    #expect(try parse(repeated) == expected(repeated))
   }
 }

@@ -122,7 +122,7 @@ public final class Store<F: Feature>: AnyStore {
       // `initial` is let go here: the client's parsed state (its request's only remaining
       // holder by now) is freed once decoded, before the view is built from the state.
       let state = try Self.decodeState(
-        JSON.mergePatch(base, (consume initial) ?? .null), what: "initial state")
+        consuming: JSON.mergePatch(base, (consume initial) ?? .null), what: "initial state")
       do {
         try feature.validate(state: state)
       } catch {
@@ -134,6 +134,7 @@ public final class Store<F: Feature>: AnyStore {
     }
   }
 
+<<<<<<< HEAD
   /// The state decoded from `saved` and the version it resumes at. A snapshot taken mid-effect
   /// may decode into a settled state (a feature turns `saving` back into `idle`): that is
   /// another state, so it gets the next version, and a version never names two states. The
@@ -149,6 +150,19 @@ public final class Store<F: Feature>: AnyStore {
       F.decodingChanged(state, from: saved.state)
       ?? ((try? JSONValueEncoder().encode(state))?.equalsByValue(saved.state) != true)
     return (state, changed ? saved.version &+ 1 : saved.version)
+=======
+  /// ``decodeState(_:what:)`` of a tree held nowhere else: its parts are let go as they are
+  /// decoded (a large state's parsed elements one by one), so the open never holds the whole
+  /// tree and the whole state at once.
+  private static func decodeState(consuming json: consuming JSON, what: String)
+    throws(ActionError) -> F.State
+  {
+    do {
+      return try JSONValueDecoder().decode(F.State.self, consuming: json)
+    } catch {
+      throw .invalid(pointer: error.pointer, reason: "the \(what) does not decode: \(error.reason)")
+    }
+>>>>>>> peak
   }
 
   private static func decodeState(_ json: JSON, what: String) throws(ActionError) -> F.State {
