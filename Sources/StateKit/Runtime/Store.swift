@@ -134,7 +134,6 @@ public final class Store<F: Feature>: AnyStore {
     }
   }
 
-<<<<<<< HEAD
   /// The state decoded from `saved` and the version it resumes at. A snapshot taken mid-effect
   /// may decode into a settled state (a feature turns `saving` back into `idle`): that is
   /// another state, so it gets the next version, and a version never names two states. The
@@ -150,7 +149,8 @@ public final class Store<F: Feature>: AnyStore {
       F.decodingChanged(state, from: saved.state)
       ?? ((try? JSONValueEncoder().encode(state))?.equalsByValue(saved.state) != true)
     return (state, changed ? saved.version &+ 1 : saved.version)
-=======
+  }
+
   /// ``decodeState(_:what:)`` of a tree held nowhere else: its parts are let go as they are
   /// decoded (a large state's parsed elements one by one), so the open never holds the whole
   /// tree and the whole state at once.
@@ -162,7 +162,6 @@ public final class Store<F: Feature>: AnyStore {
     } catch {
       throw .invalid(pointer: error.pointer, reason: "the \(what) does not decode: \(error.reason)")
     }
->>>>>>> peak
   }
 
   private static func decodeState(_ json: JSON, what: String) throws(ActionError) -> F.State {
