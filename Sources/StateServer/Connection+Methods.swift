@@ -95,7 +95,7 @@ extension Connection {
     let storeID = params.store
     let path = params.path.orRoot
     guard let store = registry.store(storeID) else { throw .unknownStore(storeID) }
-    guard let state = path.value(in: store.published) else {
+    guard let state = store.publishedValue(at: path) else {
       throw .invalidParams(
         pointer: "/path",
         reason:

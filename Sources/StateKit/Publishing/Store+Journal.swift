@@ -20,8 +20,9 @@ public protocol JournaledStore: AnyStore {
   /// empty when the publications carry it.
   func takeStatePatch() -> [JSON]
 
-  /// The private state as JSON, as of the last walk, shared rather than encoded: O(1) once
-  /// `journalState()` was called. A journal compacts from it without stalling the store.
+  /// The private state as JSON, as of the last walk: shared rather than encoded (O(1)) once
+  /// `journalState()` was called, but for the elements of a large `IdentifiedArray`, which
+  /// the store keeps only in its typed state and encodes here (`ArrayElision`).
   var journaledState: JSON { get }
 }
 
@@ -54,8 +55,8 @@ extension Store: JournaledStore {
 
   public var journaledState: JSON {
     switch stateJournal {
-    case .sameAsView?: return publisher.json
-    case .own(let publisher, _)?: return publisher.json
+    case .sameAsView?: return published
+    case .own(let publisher, _)?: return publisher.materialized(state)
     case nil: return snapshot
     }
   }

@@ -11,8 +11,17 @@ public protocol AnyStore: AnyObject {
   var featureName: String { get }
   /// 0 for a new store; raised by exactly one for each reduced action that changed `published`.
   var version: UInt64 { get }
-  /// The current view, encoded. Kept up to date by applying each publication's patch.
+  /// The current view, encoded. Kept up to date by applying each publication's patch; may
+  /// encode a large part of it on demand (O(view)): a caller after one value asks
+  /// `publishedValue(at:)`.
   var published: JSON { get }
+  /// The published value at `path` (nil: none), at the cost of that value.
+  func publishedValue(at path: JSONPointer) -> JSON?
+  /// Whether the published view has a value at `path`, without encoding it when it can.
+  func hasPublishedValue(at path: JSONPointer) -> Bool
+  /// Elements of the view that `published` encodes on demand: a lower bound of its node count
+  /// that costs nothing (0 for a store that keeps its view whole).
+  var publishedElementsLeftOut: Int { get }
   /// The full private state (not the view), encoded, for persistence.
   var snapshot: JSON { get }
 
@@ -131,4 +140,13 @@ public enum ActionError: Error, Equatable, Sendable {
     if case .invalid(let pointer, _) = self { return pointer }
     return nil
   }
+}
+
+extension AnyStore {
+  /// For a store that keeps its whole view as JSON.
+  public func publishedValue(at path: JSONPointer) -> JSON? { path.value(in: published) }
+
+  public func hasPublishedValue(at path: JSONPointer) -> Bool { publishedValue(at: path) != nil }
+
+  public var publishedElementsLeftOut: Int { 0 }
 }

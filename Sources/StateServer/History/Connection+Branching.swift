@@ -79,7 +79,7 @@ extension Connection {
     guard let store = registry.store(storeID) else { throw .unknownStore(storeID) }
     guard let first = store.firstHeldVersion else { throw .historyOff(storeID) }
     let path = params.path.pointer
-    guard path.value(in: store.published) != nil else {
+    guard store.hasPublishedValue(at: path) else {
       throw .invalidParams(
         pointer: "/path",
         reason:
