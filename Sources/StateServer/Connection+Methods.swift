@@ -67,8 +67,12 @@ extension Connection {
   }
 
   func getState(_ params: StateParams) throws(RPCError) -> Outcome {
-    let (store, path, state) = try lookUp(params)
-    _ = path
+    let path = params.path.orRoot
+    if path.isRoot, let store = registry.store(params.store) {
+      return stateResult(
+        ["store": .string(store.id), "version": .integer(Int64(store.version))], of: store)
+    }
+    let (store, _, state) = try lookUp(params)
     return .result(
       ["store": .string(store.id), "version": .integer(Int64(store.version)), "state": state],
       barriers: [store.id])
@@ -124,11 +128,11 @@ extension Connection {
     let store = try registry.open(
       feature: feature, id: storeID, initial: consume initial, persist: persist)
     attach(store)
-    return .result(
+    return stateResult(
       [
         "store": .string(store.id), "feature": .string(feature.name),
-        "version": .integer(Int64(store.version)), "state": store.published,
-      ], barriers: [store.id])
+        "version": .integer(Int64(store.version)),
+      ], of: store)
   }
 
   func closeStore(_ params: CloseParams) throws(RPCError) -> Outcome {

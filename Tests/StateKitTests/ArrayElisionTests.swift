@@ -104,6 +104,13 @@ import Testing
             leftOutPatches[0] == JSONPatch.diff(from: before, to: expected).operations.map(\.json))
         }
         try checkPaths(of: leftOut, against: expected, generator: &generator)
+        // Written as text a batch of elements at a time (an answer carrying the whole view).
+        var writer = JSONWriter()
+        try leftOut.writePublished(to: &writer)
+        #expect(try writer.withUnsafeBytes { try JSON(parsing: Array($0)) } == expected)
+        var batched = JSONWriter()
+        try leftOut.publisher.write(Shelf().view(of: leftOut.state), to: &batched, batch: 7)
+        #expect(try batched.withUnsafeBytes { try JSON(parsing: Array($0)) } == expected)
       }
     }
   }

@@ -12,6 +12,8 @@ final class ArrayLocator: Encoder {
   enum Request {
     case whole
     case element(Int)
+    /// Those in the range that exist, as an array.
+    case elements(Range<Int>)
   }
 
   /// What the search is after, shared by the levels of one search.
@@ -56,6 +58,13 @@ final class ArrayLocator: Encoder {
     case .element(let index):
       guard index >= 0, index < array.count else { return }
       search.found = try JSONValueEncoder().encode(array[index])
+    case .elements(let range):
+      let encoder = JSONValueEncoder()
+      let present = range.clamped(to: 0..<array.count)
+      var elements: [JSON] = []
+      elements.reserveCapacity(present.count)
+      for index in present { elements.append(try encoder.encode(array[index])) }
+      search.found = .array(elements)
     }
   }
 

@@ -27,7 +27,7 @@ struct ViewPublisher<View: Encodable & Equatable> {
   /// Why the last update published nothing although the view changed, for the store to report.
   var problem: String?
   /// The revision of each `IdentifiedArray` as last published, by its path in the view.
-  private var marks: [JSONPointer: ArrayMark] = [:]
+  private(set) var marks: [JSONPointer: ArrayMark] = [:]
   /// The walker of every update, restarted each time (see `PatchWalk.restart`); it keeps the
   /// last patch's operations buffer, emptied, for the next walk to fill (rather than an
   /// allocation and a free per published action), and the member a leaf last changed

@@ -172,6 +172,12 @@ public final class Store<F: Feature>: AnyStore {
   /// The elements `published` encodes from the state when asked (a lower bound of its size).
   public var publishedElementsLeftOut: Int { publisher.leftOutElements }
 
+  /// Writes `published`'s text without building its tree: a large `IdentifiedArray`'s
+  /// elements are encoded and written a batch at a time.
+  public func writePublished(to writer: inout JSONWriter) throws {
+    try publisher.write(feature.view(of: state), to: &writer)
+  }
+
   /// The private state, encoded, for persistence.
   public var snapshot: JSON {
     do {
