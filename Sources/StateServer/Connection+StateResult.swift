@@ -13,25 +13,31 @@ extension Connection {
       result["state"] = store.published
       return .result(.object(result), barriers: [store.id])
     }
-    var writer = JSONWriter(capacity: 4_096)
+    // Handed on in pieces as the buffer fills: neither a buffer grown to the whole text (and
+    // the copies its doublings make) nor a copy of it at the end.
+    let piece = 1 << 20
+    var pieces: [[UInt8]] = []
+    var writer = JSONWriter(capacity: piece)
     do {
-      writer.append(UInt8(ascii: "{"))
-      for position in 0..<head.count {
-        writer.write(string: head.key(at: position))
-        writer.append(UInt8(ascii: ":"))
-        try writer.write(head.value(at: position))
-        writer.append(UInt8(ascii: ","))
+      try writer.write(handingOnAt: piece, to: { pieces.append([UInt8]($0)) }) { writer in
+        writer.append(UInt8(ascii: "{"))
+        for position in 0..<head.count {
+          writer.write(string: head.key(at: position))
+          writer.append(UInt8(ascii: ":"))
+          try writer.write(head.value(at: position))
+          writer.append(UInt8(ascii: ","))
+        }
+        writer.append(#""state":"#)
+        try store.writePublished(to: &writer)
+        writer.append(UInt8(ascii: "}"))
       }
-      writer.append(#""state":"#)
-      try store.writePublished(to: &writer)
-      writer.append(UInt8(ascii: "}"))
     } catch {
       // Not writable (a value JSON cannot hold): the JSON path reports it as it always did.
       var result = head
       result["state"] = store.published
       return .result(.object(result), barriers: [store.id])
     }
-    let text = writer.withUnsafeBytes { [UInt8]($0) }
-    return .serialized(text, barriers: [store.id])
+    writer.withUnsafeBytes { pieces.append([UInt8]($0)) }
+    return .serialized(pieces, barriers: [store.id])
   }
 }

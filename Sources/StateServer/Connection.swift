@@ -16,7 +16,7 @@ final class Connection {
     /// because it carries their state.
     case result(JSON, barriers: [String] = [])
     /// A result written as text already (`Connection.stateResult`).
-    case serialized([UInt8], barriers: [String])
+    case serialized([[UInt8]], barriers: [String])
     /// `{store, version}`, the result of a `dispatch`.
     case dispatched(store: String, version: UInt64)
     case later(PendingReply)

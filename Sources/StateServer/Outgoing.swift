@@ -12,7 +12,9 @@ enum Outgoing: Sendable {
   /// A successful response whose result was written as text already: one that carries a
   /// store's whole view with a large array's elements encoded on demand, a batch at a time,
   /// so that no JSON tree of them is built (`AnyStore.writePublished(to:)`).
-  case serialized(id: JSON, result: [UInt8], barriers: [String])
+  /// The text comes in pieces of about a megabyte, as it was written: no copy of all of it is
+  /// made on the way out.
+  case serialized(id: JSON, result: [[UInt8]], barriers: [String])
   /// The response to a `dispatch`, `{store, version}`: the hot path, built without objects.
   case dispatched(id: JSON, store: String, version: UInt64)
   case failure(id: JSON, error: RPCError)
@@ -46,7 +48,7 @@ enum Outgoing: Sendable {
     case .response(let id, let result, _): ["jsonrpc": "2.0", "id": id, "result": result]
     case .serialized(let id, let result, _):
       // Parsed back (a batch's array of responses): the text was written from JSON values.
-      ["jsonrpc": "2.0", "id": id, "result": (try? JSON(parsing: result)) ?? .null]
+      ["jsonrpc": "2.0", "id": id, "result": (try? JSON(parsing: Array(result.joined()))) ?? .null]
     case .dispatched(let id, let store, let version):
       [
         "jsonrpc": "2.0", "id": id,
@@ -110,7 +112,7 @@ enum Outgoing: Sendable {
         writer.append(#"{"jsonrpc":"2.0","id":"#)
         if !writer.writeIfInteger(id) { try writer.write(id) }
         writer.append(#","result":"#)
-        writer.append(contentsOf: result)
+        for piece in result { writer.append(contentsOf: piece) }
         writer.append(UInt8(ascii: "}"))
       case .dispatched(let id, let store, let version):
         writer.append(#"{"jsonrpc":"2.0","id":"#)

@@ -66,9 +66,12 @@ private struct Rows: Feature {
     ["jsonrpc": "2.0", "id": .integer(Int64(id)), "method": .string(method), "params": params]
   }
 
+  /// Rows of about 540 bytes: 2,500 of them are written in two pieces of text.
   private func rows(_ count: Int) -> JSON {
-    .array((0..<count).map { ["id": .string("r\($0)"), "text": .string("row \($0)")] })
+    .array((0..<count).map { ["id": .string("r\($0)"), "text": .string(text($0))] })
   }
+
+  private func text(_ row: Int) -> String { "row \(row) " + String(repeating: "x", count: 512) }
 
   @Test func aLargeViewIsAnsweredFromTextWithTheValuesOfTheWholeJSON() throws {
     let (connection, queue) = connection()
@@ -83,7 +86,7 @@ private struct Rows: Feature {
     #expect(opened[0].0["result"]?["version"] == 0 && opened[0].0["result"]?["feature"] == "rows")
     let subscribed = try send(
       request(2, "state/subscribe", ["store": "r", "path": "/rows/1200"]), to: connection, queue)
-    #expect(subscribed[0].0["result"]?["state"] == ["id": "r1200", "text": "row 1200"])
+    #expect(subscribed[0].0["result"]?["state"] == ["id": "r1200", "text": .string(text(1200))])
     let edited = try send(
       request(
         3, "dispatch", ["store": "r", "action": ["type": "edit", "id": "r1200", "text": "new"]]),
