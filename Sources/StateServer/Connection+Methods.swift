@@ -128,6 +128,10 @@ extension Connection {
     let store = try registry.open(
       feature: feature, id: storeID, initial: consume initial, persist: persist)
     attach(store)
+    // The client's parsed state was freed once decoded, and glibc keeps such memory resident
+    // until trimmed (IdleTrim): a store large enough to keep its elements in its state alone
+    // gives it back now rather than after the next quiet second.
+    if store.publishedElementsLeftOut > 0 { IdleTrim.trimFreeMemory() }
     return stateResult(
       [
         "store": .string(store.id), "feature": .string(feature.name),

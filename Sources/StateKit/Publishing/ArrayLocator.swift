@@ -59,12 +59,9 @@ final class ArrayLocator: Encoder {
       guard index >= 0, index < array.count else { return }
       search.found = try JSONValueEncoder().encode(array[index])
     case .elements(let range):
-      let encoder = JSONValueEncoder()
-      let present = range.clamped(to: 0..<array.count)
-      var elements: [JSON] = []
-      elements.reserveCapacity(present.count)
-      for index in present { elements.append(try encoder.encode(array[index])) }
-      search.found = .array(elements)
+      // One encoding of the run: the encoder reuses its element encoder from one to the next.
+      search.found = try JSONValueEncoder().encode(
+        ElementRun(array: array, range: range.clamped(to: 0..<array.count)))
     }
   }
 
@@ -82,6 +79,18 @@ final class ArrayLocator: Encoder {
 
   func singleValueContainer() -> any SingleValueEncodingContainer {
     LocatingSingleValueContainer(locator: self)
+  }
+}
+
+/// Some consecutive elements of an array, encoded as an array of their own.
+private struct ElementRun<Element: Encodable & Identifiable & Sendable>: Encodable
+where Element.ID: Sendable {
+  let array: IdentifiedArray<Element>
+  let range: Range<Int>
+
+  func encode(to encoder: any Encoder) throws {
+    var container = encoder.unkeyedContainer()
+    for index in range { try container.encode(array[index]) }
   }
 }
 
