@@ -79,7 +79,13 @@ extension Connection {
   }
 
   func subscribe(_ params: StateParams) throws(RPCError) -> Outcome {
-    let (store, path, state) = try lookUp(params)
+    let path = params.path.orRoot
+    if path.isRoot, let store = registry.store(params.store) {
+      fanout.subscribe(store, at: path)
+      return stateResult(
+        ["store": .string(store.id), "version": .integer(Int64(store.version))], of: store)
+    }
+    let (store, _, state) = try lookUp(params)
     fanout.subscribe(store, at: path)
     return .result(
       ["store": .string(store.id), "version": .integer(Int64(store.version)), "state": state],

@@ -111,6 +111,8 @@ private struct Rows: Feature {
       request(6, "state/get", ["store": "r", "path": .string("/rows/\(count)")]), to: connection,
       queue)
     #expect(missing[0].0["error"]?["code"] == -32602)
+    let root = try send(request(9, "state/subscribe", ["store": "r"]), to: connection, queue)
+    #expect(root[0].1 && root[0].0["result"]?["state"] == expected)
     // In a batch, the text is read back into the array of responses.
     let batch = try send(
       [request(7, "state/get", ["store": "r"]), request(8, "state/get", ["store": "r"])],
