@@ -84,10 +84,14 @@ final class Coalescer {
     guard let weight = notice.weight, weight >= 2 * max(notice.checkedWeight, 8),
       let store = registry.store(notice.store),
       let path = try? JSONPointer(parsing: notice.path),
-      !path.isRoot || store.version == notice.to,
-      let value = store.publishedValue(at: path)
+      !path.isRoot || store.version == notice.to
     else { return }
     notice.checkedWeight = weight
+    // Elements the store encodes on demand count a node each at least: when they outweigh the
+    // operations, the value is not encoded only to be found heavier (O(state) per check).
+    guard store.publishedElementsLeftOut(under: path) < weight,
+      let value = store.publishedValue(at: path)
+    else { return }
     let size = nodeCount(value, limit: weight)
     guard size < weight else { return }
     // The subscribed value itself, as the one operation a subscriber to `path` would get for

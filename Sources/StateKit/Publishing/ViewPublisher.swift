@@ -183,9 +183,9 @@ struct ViewPublisher<View: Encodable & Equatable> {
     return full
   }
 
-  /// The elements the kept JSON leaves to the state, in all.
-  var leftOutElements: Int {
-    marks.values.reduce(0) { $0 + ($1.elidedCount ?? 0) }
+  /// The elements the kept JSON leaves to the state, in arrays at or under `path`.
+  func leftOutElements(under path: JSONPointer = .root) -> Int {
+    marks.reduce(0) { $0 + (path.isPrefix(of: $1.key) ? $1.value.elidedCount ?? 0 : 0) }
   }
 
   /// The published value at `path` (nil: none), `view` being the view last published: inside

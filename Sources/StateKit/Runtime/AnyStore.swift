@@ -22,6 +22,9 @@ public protocol AnyStore: AnyObject {
   /// Elements of the view that `published` encodes on demand: a lower bound of its node count
   /// that costs nothing (0 for a store that keeps its view whole).
   var publishedElementsLeftOut: Int { get }
+  /// Those of them at or under `path`: a lower bound of the value there, known without
+  /// encoding it.
+  func publishedElementsLeftOut(under path: JSONPointer) -> Int
   /// Writes `published` as JSON text, at the cost of the text rather than of its tree where
   /// it can.
   func writePublished(to writer: inout JSONWriter) throws
@@ -152,6 +155,8 @@ extension AnyStore {
   public func hasPublishedValue(at path: JSONPointer) -> Bool { publishedValue(at: path) != nil }
 
   public var publishedElementsLeftOut: Int { 0 }
+
+  public func publishedElementsLeftOut(under path: JSONPointer) -> Int { 0 }
 
   public func writePublished(to writer: inout JSONWriter) throws { try writer.write(published) }
 }

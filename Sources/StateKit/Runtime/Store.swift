@@ -170,7 +170,12 @@ public final class Store<F: Feature>: AnyStore {
   }
 
   /// The elements `published` encodes from the state when asked (a lower bound of its size).
-  public var publishedElementsLeftOut: Int { publisher.leftOutElements }
+  public var publishedElementsLeftOut: Int { publisher.leftOutElements() }
+
+  /// Those of them at or under `path` (a lower bound of the size of the value there).
+  public func publishedElementsLeftOut(under path: JSONPointer) -> Int {
+    publisher.leftOutElements(under: path)
+  }
 
   /// Writes `published`'s text without building its tree: a large `IdentifiedArray`'s
   /// elements are encoded and written a batch at a time.
