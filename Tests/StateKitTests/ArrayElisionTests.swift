@@ -200,6 +200,9 @@ import Testing
       let expected = try JSONValueEncoder().encode(store.state)
       #expect(document == expected, "after \(action)")
       #expect(store.journaledState == expected, "after \(action)")
+      var writer = JSONWriter()
+      try store.writeJournaledState(to: &writer)
+      #expect(try writer.withUnsafeBytes { try JSON(parsing: Array($0)) } == expected)
     }
   }
 }

@@ -24,6 +24,10 @@ public protocol JournaledStore: AnyStore {
   /// `journalState()` was called, but for the elements of a large `IdentifiedArray`, which
   /// the store keeps only in its typed state and encodes here (`ArrayElision`).
   var journaledState: JSON { get }
+
+  /// `journaledState` as text, without building the tree of a large `IdentifiedArray`'s
+  /// elements (`ViewPublisher.write(_:to:)`).
+  func writeJournaledState(to writer: inout JSONWriter) throws
 }
 
 /// How a store turns its changes of private state into patches.
@@ -58,6 +62,14 @@ extension Store: JournaledStore {
     case .sameAsView?: return published
     case .own(let publisher, _)?: return publisher.materialized(state)
     case nil: return snapshot
+    }
+  }
+
+  public func writeJournaledState(to writer: inout JSONWriter) throws {
+    switch stateJournal {
+    case .sameAsView?: try writePublished(to: &writer)
+    case .own(let publisher, _)?: try publisher.write(state, to: &writer)
+    case nil: try writer.write(snapshot)
     }
   }
 
