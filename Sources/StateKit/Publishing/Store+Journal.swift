@@ -28,6 +28,10 @@ public protocol JournaledStore: AnyStore {
   /// `journaledState` as text, without building the tree of a large `IdentifiedArray`'s
   /// elements (`ViewPublisher.write(_:to:)`).
   func writeJournaledState(to writer: inout JSONWriter) throws
+
+  /// Whether `journaledState` is the JSON the store keeps, shared (O(1)); false when it is
+  /// encoded when asked (a large `IdentifiedArray`'s elements, which only the state holds).
+  var journaledStateIsShared: Bool { get }
 }
 
 /// How a store turns its changes of private state into patches.
@@ -62,6 +66,14 @@ extension Store: JournaledStore {
     case .sameAsView?: return published
     case .own(let publisher, _)?: return publisher.materialized(state)
     case nil: return snapshot
+    }
+  }
+
+  public var journaledStateIsShared: Bool {
+    switch stateJournal {
+    case .sameAsView?: return publisher.leftOutElements() == 0
+    case .own(let publisher, _)?: return publisher.leftOutElements() == 0
+    case nil: return false
     }
   }
 
