@@ -29,6 +29,15 @@ extension JSONPatch {
   public func scoped(
     to path: JSONPointer, in newDocument: JSON, existedBefore: Bool? = nil
   ) -> JSONPatch? {
+    scoped(to: path, existedBefore: existedBefore) { $0.value(in: newDocument) }
+  }
+
+  /// `scoped(to:in:existedBefore:)` for a document that is not at hand whole: `valueAt` gives
+  /// the new document's value at a pointer, asked only for `path` (and for its parent when
+  /// `existedBefore` is nil), and only when the subtree changed as a whole.
+  public func scoped(
+    to path: JSONPointer, existedBefore: Bool? = nil, valueAt: (JSONPointer) -> JSON?
+  ) -> JSONPatch? {
     if path.isRoot { return isEmpty ? nil : self }
     var kept: [Operation] = []
     for operation in operations {
@@ -40,7 +49,7 @@ extension JSONPatch {
       case .removal(let from):
         kept.append(.remove(path: from))
       case .whole:
-        return JSONPatch.wholeChange(of: path, in: newDocument, existedBefore: existedBefore)
+        return JSONPatch.wholeChange(of: path, existedBefore: existedBefore, valueAt: valueAt)
           .map { JSONPatch([$0]) }
       }
     }
@@ -100,16 +109,16 @@ extension JSONPatch {
   }
 
   private static func wholeChange(
-    of path: JSONPointer, in document: JSON, existedBefore: Bool?
+    of path: JSONPointer, existedBefore: Bool?, valueAt: (JSONPointer) -> JSON?
   ) -> Operation? {
-    guard let value = path.value(in: document) else {
+    guard let value = valueAt(path) else {
       return existedBefore == false ? nil : .remove(path: path)
     }
     switch existedBefore {
     case true?: return .replace(path: path, value: value)
     case false?: return .add(path: path, value: value)
     case nil:
-      if let parent = path.parent, case .object = parent.value(in: document) {
+      if let parent = path.parent, case .object = valueAt(parent) {
         return .add(path: path, value: value)
       }
       return .replace(path: path, value: value)

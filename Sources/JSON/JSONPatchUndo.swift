@@ -8,12 +8,14 @@
 /// make the next in-place edit of the live one copy what it edits.
 public struct JSONPatchReversal: Sendable {
   var entries: [Undo] = []
+  /// False once an edit was recorded without the value it replaced (`markIncomplete()`).
+  public internal(set) var isComplete = true
 
   /// Nothing to take back.
   public init() {}
 
   /// Whether there is nothing to take back.
-  public var isEmpty: Bool { entries.isEmpty }
+  public var isEmpty: Bool { entries.isEmpty && isComplete }
 }
 
 extension JSON {
@@ -21,6 +23,11 @@ extension JSON {
   /// exactly as those patches left it (later edits taken back first); when it is not, an edit
   /// may not find its place: the error says which, and `self` is left part way.
   public mutating func reverse(_ reversal: JSONPatchReversal) throws(JSONPatchError) {
+    guard reversal.isComplete else {
+      throw JSONPatchError(
+        kind: .pathNotFound, operationIndex: nil, field: "path",
+        reason: "the values these edits replaced were not kept")
+    }
     for entry in reversal.entries.reversed() { try rollBack(entry) }
   }
 }

@@ -120,7 +120,7 @@ public struct JSONPointer: Hashable, Sendable {
 
   /// The array index a token spells: decimal digits without leading zeros (RFC 6901 §4).
   /// `nil` for anything else, including `-` and numbers too large for `Int`.
-  static func arrayIndex(_ token: String) -> Int? {
+  public static func arrayIndex(_ token: String) -> Int? {
     let utf8 = token.utf8
     guard let first = utf8.first, first >= UInt8(ascii: "0"), first <= UInt8(ascii: "9") else {
       return nil

@@ -25,6 +25,14 @@ public struct JSONValueEncoder: Sendable {
   public func encode(_ value: some Encodable) throws -> JSON {
     try ValueEncoder(parent: nil, key: nil).encodeValue(value)
   }
+
+  /// `encode(_:)` with `userInfo` for the value's `encode(to:)` to read (every encoder below the
+  /// root answers with the root's).
+  public func encode(_ value: some Encodable, userInfo: [CodingUserInfoKey: Any]) throws -> JSON {
+    let root = ValueEncoder(parent: nil, key: nil)
+    root.rootUserInfo = userInfo
+    return try root.encodeValue(value)
+  }
 }
 
 /// The `Encoder` behind ``JSONValueEncoder``: it holds what one value encoded (its container's
@@ -56,6 +64,8 @@ final class ValueEncoder: Encoder, SingleValueEncodingContainer {
   /// How many members the last object here had: siblings usually have as many.
   @exclusivity(unchecked) private var expectedCount = 8
   @exclusivity(unchecked) private var spareChild: ValueEncoder?
+  /// The root's `userInfo` (empty unless given to `JSONValueEncoder.encode(_:userInfo:)`).
+  @exclusivity(unchecked) var rootUserInfo: [CodingUserInfoKey: Any] = [:]
 
   init(parent: ValueEncoder?, key: (any CodingKey)?) {
     self.parent = parent
@@ -73,7 +83,12 @@ final class ValueEncoder: Encoder, SingleValueEncodingContainer {
     return path.reversed()
   }
 
-  var userInfo: [CodingUserInfoKey: Any] { [:] }
+  /// The root's, found up the parent chain: asked only by a type that looks for it.
+  var userInfo: [CodingUserInfoKey: Any] {
+    var encoder = self
+    while let parent = encoder.parent { encoder = parent }
+    return encoder.rootUserInfo
+  }
 
   /// What was encoded, handed over (the encoder is empty afterwards and can be reused). A value
   /// that encoded nothing is an empty object, as Foundation does.

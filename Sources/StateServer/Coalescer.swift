@@ -54,7 +54,11 @@ final class Coalescer {
   private func collapse(_ held: HeldPatch) {
     guard let store = registry.store(held.notice.store) else { return }
     let weight = PatchNotice.weight(of: held.notice.operations)
-    guard nodeCount(store.published, limit: weight) < weight else { return }
+    // Elements the store encodes on demand count a node each at least: enough to decide
+    // without encoding them, unless the operations outweigh them.
+    guard store.publishedElementsLeftOut < weight,
+      nodeCount(store.published, limit: weight) < weight
+    else { return }
     held.whole = store
     held.notice.operations = []
   }
@@ -80,16 +84,20 @@ final class Coalescer {
     guard let weight = notice.weight, weight >= 2 * max(notice.checkedWeight, 8),
       let store = registry.store(notice.store),
       let path = try? JSONPointer(parsing: notice.path),
-      let value = path.value(in: store.published),
       !path.isRoot || store.version == notice.to
     else { return }
     notice.checkedWeight = weight
+    // Elements the store encodes on demand count a node each at least: when they outweigh the
+    // operations, the value is not encoded only to be found heavier (O(state) per check).
+    guard store.publishedElementsLeftOut(under: path) < weight,
+      let value = store.publishedValue(at: path)
+    else { return }
     let size = nodeCount(value, limit: weight)
     guard size < weight else { return }
     // The subscribed value itself, as the one operation a subscriber to `path` would get for
     // a change of the whole subtree (`add` under an object, `replace` of an array element).
     let whole = JSONPatch([.replace(path: path, value: value)]).scoped(
-      to: path, in: store.published)
+      to: path, valueAt: { $0 == path ? value : store.publishedValue(at: $0) })
     notice.operations =
       whole?.operations.map(\.json) ?? [["op": "replace", "path": "", "value": value]]
     notice.weight = size

@@ -67,15 +67,25 @@ extension Connection {
   }
 
   func getState(_ params: StateParams) throws(RPCError) -> Outcome {
-    let (store, path, state) = try lookUp(params)
-    _ = path
+    let path = params.path.orRoot
+    if path.isRoot, let store = registry.store(params.store) {
+      return stateResult(
+        ["store": .string(store.id), "version": .integer(Int64(store.version))], of: store)
+    }
+    let (store, _, state) = try lookUp(params)
     return .result(
       ["store": .string(store.id), "version": .integer(Int64(store.version)), "state": state],
       barriers: [store.id])
   }
 
   func subscribe(_ params: StateParams) throws(RPCError) -> Outcome {
-    let (store, path, state) = try lookUp(params)
+    let path = params.path.orRoot
+    if path.isRoot, let store = registry.store(params.store) {
+      fanout.subscribe(store, at: path)
+      return stateResult(
+        ["store": .string(store.id), "version": .integer(Int64(store.version))], of: store)
+    }
+    let (store, _, state) = try lookUp(params)
     fanout.subscribe(store, at: path)
     return .result(
       ["store": .string(store.id), "version": .integer(Int64(store.version)), "state": state],
@@ -95,7 +105,7 @@ extension Connection {
     let storeID = params.store
     let path = params.path.orRoot
     guard let store = registry.store(storeID) else { throw .unknownStore(storeID) }
-    guard let state = path.value(in: store.published) else {
+    guard let state = store.publishedValue(at: path) else {
       throw .invalidParams(
         pointer: "/path",
         reason:
@@ -124,11 +134,15 @@ extension Connection {
     let store = try registry.open(
       feature: feature, id: storeID, initial: consume initial, persist: persist)
     attach(store)
-    return .result(
+    // The client's parsed state was freed once decoded, and glibc keeps such memory resident
+    // until trimmed (IdleTrim): a store large enough to keep its elements in its state alone
+    // gives it back now rather than after the next quiet second.
+    if store.publishedElementsLeftOut > 0 { IdleTrim.trimFreeMemory() }
+    return stateResult(
       [
         "store": .string(store.id), "feature": .string(feature.name),
-        "version": .integer(Int64(store.version)), "state": store.published,
-      ], barriers: [store.id])
+        "version": .integer(Int64(store.version)),
+      ], of: store)
   }
 
   func closeStore(_ params: CloseParams) throws(RPCError) -> Outcome {

@@ -142,11 +142,13 @@ final class Fanout {
     if subscription.isRoot {
       operations = publication.patch
     } else {
-      let published = store().published
+      // The subscribed value alone, asked of the store only when the subtree changed whole: a
+      // view may keep a large array's elements in its typed state only (ArrayElision).
+      let store = store()
       operations = Self.scope(
-        publication.patch, to: subscription.path, in: published,
-        existedBefore: subscription.exists)
-      subscription.exists = subscription.path.value(in: published) != nil
+        publication.patch, to: subscription.path, existedBefore: subscription.exists,
+        valueAt: { store.publishedValue(at: $0) })
+      subscription.exists = store.hasPublishedValue(at: subscription.path)
     }
     guard !operations.isEmpty else { return nil }
     let from = subscription.version
@@ -160,11 +162,12 @@ final class Fanout {
   /// outside the subtree left out, an op on an ancestor sent as one op on `path`.
   /// `existedBefore` (whether the client's copy has a value at `path`) picks `add`, `replace`
   /// or `remove` for a change of the subtree as a whole.
-  static func scope(_ patch: [JSON], to path: JSONPointer, in newState: JSON, existedBefore: Bool)
-    -> [JSON]
-  {
+  static func scope(
+    _ patch: [JSON], to path: JSONPointer, existedBefore: Bool,
+    valueAt: (JSONPointer) -> JSON?
+  ) -> [JSON] {
     guard let parsed = try? JSONPatch(json: .array(patch)),
-      let scoped = parsed.scoped(to: path, in: newState, existedBefore: existedBefore)
+      let scoped = parsed.scoped(to: path, existedBefore: existedBefore, valueAt: valueAt)
     else { return [] }
     return scoped.operations.map(\.json)
   }

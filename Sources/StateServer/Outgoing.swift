@@ -9,6 +9,12 @@ enum Outgoing: Sendable {
   case message(JSON, barriers: [String])
   /// A successful response; the envelope is written by the writer thread.
   case response(id: JSON, result: JSON, barriers: [String])
+  /// A successful response whose result was written as text already: one that carries a
+  /// store's whole view with a large array's elements encoded on demand, a batch at a time,
+  /// so that no JSON tree of them is built (`AnyStore.writePublished(to:)`).
+  /// The text comes in pieces of about a megabyte, as it was written: no copy of all of it is
+  /// made on the way out.
+  case serialized(id: JSON, result: [[UInt8]], barriers: [String])
   /// The response to a `dispatch`, `{store, version}`: the hot path, built without objects.
   case dispatched(id: JSON, store: String, version: UInt64)
   case failure(id: JSON, error: RPCError)
@@ -29,7 +35,8 @@ enum Outgoing: Sendable {
   /// The stores whose patches may not be merged across this line.
   var barriers: [String] {
     switch self {
-    case .message(_, let barriers), .response(_, _, let barriers): barriers
+    case .message(_, let barriers), .response(_, _, let barriers), .serialized(_, _, let barriers):
+      barriers
     case .dispatched, .failure, .patch: []
     }
   }
@@ -39,6 +46,9 @@ enum Outgoing: Sendable {
     switch self {
     case .message(let message, _): message
     case .response(let id, let result, _): ["jsonrpc": "2.0", "id": id, "result": result]
+    case .serialized(let id, let result, _):
+      // Parsed back (a batch's array of responses): the text was written from JSON values.
+      ["jsonrpc": "2.0", "id": id, "result": (try? JSON(parsing: Array(result.joined()))) ?? .null]
     case .dispatched(let id, let store, let version):
       [
         "jsonrpc": "2.0", "id": id,
@@ -52,7 +62,9 @@ enum Outgoing: Sendable {
   /// The response's id, for a line that is one (a failed encoding still owes an answer).
   var responseID: JSON? {
     switch self {
-    case .response(let id, _, _), .dispatched(let id, _, _), .failure(let id, _): id
+    case .response(let id, _, _), .serialized(let id, _, _), .dispatched(let id, _, _),
+      .failure(let id, _):
+      id
     case .message(let message, _): message["id"]
     case .patch: nil
     }
@@ -67,6 +79,7 @@ enum Outgoing: Sendable {
       case .response(let id, let result, _):
         try id.checkWritable()
         try result.checkWritable()
+      case .serialized(let id, _, _): try id.checkWritable()
       case .dispatched: break
       case .failure(let id, let error):
         try id.checkWritable()
@@ -94,6 +107,12 @@ enum Outgoing: Sendable {
         if !writer.writeIfInteger(id) { try writer.write(id) }
         writer.append(#","result":"#)
         try writer.write(result)
+        writer.append(UInt8(ascii: "}"))
+      case .serialized(let id, let result, _):
+        writer.append(#"{"jsonrpc":"2.0","id":"#)
+        if !writer.writeIfInteger(id) { try writer.write(id) }
+        writer.append(#","result":"#)
+        for piece in result { writer.append(contentsOf: piece) }
         writer.append(UInt8(ascii: "}"))
       case .dispatched(let id, let store, let version):
         writer.append(#"{"jsonrpc":"2.0","id":"#)

@@ -26,6 +26,8 @@ extension OutputBuffer {
           if case .string(let store)? = result["store"], failed.contains(store) {
             lines[index] = .failure(id: id, error: refusal)
           }
+        case .serialized(let id, _, let barriers) where barriers.contains(where: failed.contains):
+          lines[index] = .failure(id: id, error: refusal)
         default:
           break
         }

@@ -172,6 +172,8 @@ final class Router {
       switch outcome {
       case .result(let result, let barriers):
         return .now(.response(id: id, result: result, barriers: barriers))
+      case .serialized(let result, let barriers):
+        return .now(.serialized(id: id, result: result, barriers: barriers))
       case .dispatched(let store, let version):
         return .now(.dispatched(id: id, store: store, version: version))
       case .later(let reply):

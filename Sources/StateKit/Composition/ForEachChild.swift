@@ -93,7 +93,7 @@ where Child.State: Identifiable, Child.State.ID: Sendable {
     var removed: [ID] = []
     for change in changes {
       switch change {
-      case .remove(_, let id): removed.append(id)
+      case .remove(_, let id, _): removed.append(id)
       case .reset(let ids): removed += ids
       case .update, .insert: break
       }

@@ -29,7 +29,7 @@ where Element.ID: Sendable {
   /// In chunks, so that editing a copy copies one chunk, not every element (ChunkedElements).
   private var elements: ChunkedElements<Element>
   private var positions: [ID: Int]
-  private var lineage: Lineage<ID>
+  private var lineage: Lineage<Element>
 
   /// An empty array.
   public init() {
@@ -106,7 +106,7 @@ where Element.ID: Sendable {
     if let position = positions[element.id] {
       let old = elements[position]
       elements[position] = element
-      lineage.record(.update(index: position, id: element.id))
+      lineage.record(.update(index: position, id: element.id, old: old))
       return old
     }
     elements.append(element)
@@ -142,12 +142,15 @@ where Element.ID: Sendable {
     let element = elements.remove(at: position)
     positions[element.id] = nil
     reindex(from: position)
-    lineage.record(.remove(index: position, id: element.id))
+    lineage.record(.remove(index: position, id: element.id, old: element))
     return element
   }
 
   /// Removes every element.
   public mutating func removeAll() {
+    // Nothing to remove is no change: a reset in the log would make a publisher that keeps no
+    // elements (`ArrayElision`) replace the array for nothing.
+    guard elements.count > 0 else { return }
     prepareToWrite()
     let removed = ids
     elements.removeAll()
@@ -166,9 +169,11 @@ where Element.ID: Sendable {
 
   /// Sorts the elements in place.
   public mutating func sort(by areInIncreasingOrder: (Element, Element) throws -> Bool) rethrows {
-    prepareToWrite()
     var sorted = elements.flat
     try sorted.sort(by: areInIncreasingOrder)
+    // An order that did not change is no change (see `removeAll()`).
+    if sorted.indices.allSatisfy({ sorted[$0].id == elements[$0].id }) { return }
+    prepareToWrite()
     elements = ChunkedElements(sorted)
     reindex(from: 0)
     lineage.record(.reset(removed: []))
@@ -178,6 +183,9 @@ where Element.ID: Sendable {
   public mutating func modify(id: ID, _ body: (inout Element) throws -> Void) rethrows {
     guard let position = positions[id] else { return }
     prepareToWrite()
+    // The element before the change, for the log: a publisher that keeps no JSON of the
+    // elements diffs the new one against it (and a history takes the change back with it).
+    let old = elements[position]
     try body(&elements[position])
     if elements[position].id != id {
       // The body changed the id: keep the index honest.
@@ -185,7 +193,7 @@ where Element.ID: Sendable {
       positions[elements[position].id] = position
       lineage.record(.reset(removed: [id]))
     } else {
-      lineage.record(.update(index: position, id: id))
+      lineage.record(.update(index: position, id: id, old: old))
     }
   }
 
@@ -204,7 +212,7 @@ where Element.ID: Sendable {
 
   /// The changes from the content at `revision` to this one, oldest first, or `nil` when
   /// the log does not reach back that far (or `revision` belongs to another history).
-  func changes(since revision: ArrayRevision) -> ArraySlice<ArrayChange<ID>>? {
+  func changes(since revision: ArrayRevision) -> ArraySlice<ArrayChange<Element>>? {
     lineage.changes(since: revision)
   }
 
@@ -243,10 +251,12 @@ extension IdentifiedArray: Hashable where Element: Hashable {
 
 extension IdentifiedArray: Encodable where Element: Encodable {
   /// Encodes as a plain array of the elements (a view publisher's walk is told the changes
-  /// instead, see `publishIfWalked(by:)`).
+  /// instead, see `publishIfWalked(by:)`; its first encoding may leave a large array's
+  /// elements out, `ArrayElision`).
   public func encode(to encoder: any Encoder) throws {
     if try publishIfWalked(by: encoder) { return }
     var container = encoder.unkeyedContainer()
+    if isLeftOut(by: encoder) { return }
     for element in self { try container.encode(element) }
   }
 }
@@ -292,14 +302,16 @@ struct ArrayRevision: Equatable, Sendable {
   var number: UInt64
 }
 
-/// One logged change, with the position it had when it was made.
-enum ArrayChange<ID: Hashable & Sendable>: Sendable {
-  case update(index: Int, id: ID)
-  case insert(index: Int, id: ID)
-  case remove(index: Int, id: ID)
+/// One logged change, with the position it had when it was made, and for an update or a
+/// removal the element as it was before: a publisher that leaves the elements to the state
+/// (`ViewPublisher`) diffs an update against it and takes changes back with it.
+enum ArrayChange<Element: Identifiable & Sendable>: Sendable where Element.ID: Sendable {
+  case update(index: Int, id: Element.ID, old: Element)
+  case insert(index: Int, id: Element.ID)
+  case remove(index: Int, id: Element.ID, old: Element)
   /// Too much changed to say position by position (sort, remove all): publish the whole
   /// array. `removed` lists the ids that left, for cancelling their effects.
-  case reset(removed: [ID])
+  case reset(removed: [Element.ID])
 }
 
 /// The change log of an `IdentifiedArray` and of its unmutated copies.
@@ -308,14 +320,15 @@ enum ArrayChange<ID: Hashable & Sendable>: Sendable {
 /// `IdentifiedArray`'s mutating methods right after `isKnownUniquelyReferenced` proved that
 /// no other array value (hence no other thread) holds this object; shared objects are only
 /// read, and their fields never change while shared.
-final class Lineage<ID: Hashable & Sendable>: @unchecked Sendable {
+final class Lineage<Element: Identifiable & Sendable>: @unchecked Sendable
+where Element.ID: Sendable {
   private static var maximumLog: Int { 512 }
   private static func newID() -> UInt64 { lineageCounter.add(1, ordering: .relaxed).newValue }
 
   let id: UInt64
   private(set) var number: UInt64
   /// Changes after revision `logStart`, oldest first: `log[i]` made revision `logStart + i + 1`.
-  private var log: [ArrayChange<ID>] = []
+  private var log: [ArrayChange<Element>] = []
   private var logStart: UInt64
   /// The lineage this one forked from and the revision it forked at.
   private let parent: ArrayRevision?
@@ -339,7 +352,7 @@ final class Lineage<ID: Hashable & Sendable>: @unchecked Sendable {
 
   var revision: ArrayRevision { ArrayRevision(lineage: id, number: number) }
 
-  func record(_ change: ArrayChange<ID>) {
+  func record(_ change: ArrayChange<Element>) {
     number += 1
     log.append(change)
     if log.count > Self.maximumLog {
@@ -349,7 +362,7 @@ final class Lineage<ID: Hashable & Sendable>: @unchecked Sendable {
     }
   }
 
-  func changes(since revision: ArrayRevision) -> ArraySlice<ArrayChange<ID>>? {
+  func changes(since revision: ArrayRevision) -> ArraySlice<ArrayChange<Element>>? {
     // Revisions of the parent up to the fork point are this lineage's own past too.
     let isOwnPast =
       revision.lineage == id

@@ -6,8 +6,30 @@ import JSON
 /// (WalkEncoder.swift).
 final class PatchWalk {
   private(set) var operations: [JSONPatch.Operation] = []
-  private(set) var marks: [JSONPointer: ArrayRevision]
+  private(set) var marks: [JSONPointer: ArrayMark]
   var sawIdentifiedArray = false
+  /// Elements from which an array published whole is left to the state (`ArrayElision`).
+  var elisionThreshold = Int.max
+  /// Whether the publisher records reversals: a left-out array then records its own.
+  var recordsReversal = false
+  /// The arrays a first encoding left out, by path (`oldIsCurrentEncoding`), and how many of
+  /// them the first walk found.
+  var leftOutByEncoding: [JSONPointer: Int] = [:]
+  private(set) var leftOutFound = 0
+  /// What concerns the arrays whose elements the publisher does not keep, if any (nil: the
+  /// patch applies to the kept JSON as it is).
+  private(set) var elision: Elision?
+
+  /// The part of a walk's result that a publisher keeping no elements of some arrays handles
+  /// apart: operations its JSON cannot take, what it takes instead, how to take those back.
+  struct Elision {
+    /// Operations (by position) for the clients only: inside a left-out array.
+    var clientOnly: [Range<Int>] = []
+    /// Edits of the kept JSON that no client sees (an array's elements let go).
+    var keptEdits: [JSONPatch.Operation] = []
+    /// What takes the client-only operations back.
+    var reversal = JSONPatchReversal()
+  }
   let encoder = JSONValueEncoder()
   /// An updated `IdentifiedArray` element is replaced whole instead of diffed field by field:
   /// what a journal wants (about as many bytes, half the work); a client's view patch diffs.
@@ -38,7 +60,7 @@ final class PatchWalk {
 
   /// `operations` is an empty buffer to fill.
   init(
-    marks: [JSONPointer: ArrayRevision], replacesUpdatedElements: Bool = false,
+    marks: [JSONPointer: ArrayMark], replacesUpdatedElements: Bool = false,
     operations: [JSONPatch.Operation] = [], reusesLevels: Bool = false
   ) {
     self.marks = marks
@@ -93,15 +115,23 @@ final class PatchWalk {
   /// an allocation and a free per publication): the same state as a new one's, but for the
   /// recent leaf and the operations buffer it kept (`recycle(_:)`), whose allocation the next
   /// walk saves. Its marks are empty (`takeMarks()`, `dropMarks()`) unless given here.
-  func restart(marks: [JSONPointer: ArrayRevision]) {
+  func restart(marks: [JSONPointer: ArrayMark]) {
     self.marks = marks
     sawIdentifiedArray = false
+    if elision != nil { elision = nil }
   }
 
   /// `restart(marks:)` with no marks.
   func restart() {
     if !marks.isEmpty { marks = [:] }
     sawIdentifiedArray = false
+    if elision != nil { elision = nil }
+  }
+
+  /// What the walk found about left-out arrays, moved out.
+  func takeElision() -> Elision? {
+    defer { elision = nil }
+    return elision
   }
 
   /// The operations the walk found, moved out, so that the walker holds no second reference
@@ -116,8 +146,8 @@ final class PatchWalk {
   var hasMarks: Bool { !marks.isEmpty }
 
   /// The marks, moved out (the walker is left with none).
-  func takeMarks() -> [JSONPointer: ArrayRevision] {
-    var taken: [JSONPointer: ArrayRevision] = [:]
+  func takeMarks() -> [JSONPointer: ArrayMark] {
+    var taken: [JSONPointer: ArrayMark] = [:]
     swap(&taken, &marks)
     return taken
   }
@@ -169,6 +199,7 @@ final class PatchWalk {
       return
     }
     let start = operations.count
+    let keptEdits = elision?.keptEdits.count ?? 0
     let level = level(at: path, old: consume oldMembers)
     defer { done(with: level) }
     try value.encode(to: level)
@@ -176,6 +207,7 @@ final class PatchWalk {
       // The value used a container the walk does not follow: drop what it emitted and
       // diff its full encoding instead.
       operations.removeSubrange(start...)
+      forgetElision(from: start, keptEdits: keptEdits)
       replace(at: path, old: old, with: try encoder.encode(value))
       return
     }
@@ -219,9 +251,14 @@ final class PatchWalk {
 
   /// Replaces what is at `path` by `new`: a local diff when both are containers.
   func replace(at path: JSONPointer, old: JSON?, with new: JSON) {
-    invalidateMarks(under: path)
+    let heldLeftOut = invalidateMarks(under: path)
     guard let old else {
       operations.append(.add(path: path, value: new))
+      return
+    }
+    if heldLeftOut {
+      // `old` lacks the elements of an array the clients hold: no diff against it.
+      operations.append(.replace(path: path, value: new))
       return
     }
     if old == new { return }
@@ -258,18 +295,71 @@ final class PatchWalk {
 
   func dropOperations(from start: Int) { operations.removeSubrange(start...) }
 
-  func mark(_ path: JSONPointer, _ revision: ArrayRevision) { marks[path] = revision }
+  func mark(_ path: JSONPointer, _ mark: ArrayMark) { marks[path] = mark }
 
-  func markedRevision(at path: JSONPointer) -> ArrayRevision? { marks[path] }
+  func markedRevision(at path: JSONPointer) -> ArrayMark? { marks[path] }
+
+  /// The count of the array a first encoding left out at `path` (nil: it kept it), noting
+  /// that the walk found it.
+  func leftOutAtStart(_ path: JSONPointer) -> Int? {
+    guard let count = leftOutByEncoding[path] else { return nil }
+    leftOutFound += 1
+    return count
+  }
+
+  /// Forgets what concerns left-out arrays among operations from `start` and kept edits from
+  /// `keptEdits` on (they were dropped; their arrays are replaced whole, marks forgotten).
+  private func forgetElision(from start: Int, keptEdits: Int) {
+    guard elision != nil else { return }
+    elision?.clientOnly.removeAll { $0.lowerBound >= start }
+    elision?.keptEdits.removeSubrange(keptEdits...)
+  }
+
+  /// Makes the operations from `start` on client-only: inside an array the kept JSON holds
+  /// no elements of.
+  func clientOnly(from start: Int) {
+    guard start < operations.count else { return }
+    if elision == nil { elision = Elision() }
+    elision?.clientOnly.append(start..<operations.count)
+  }
+
+  /// An edit of the kept JSON alone.
+  func keptEdit(_ operation: JSONPatch.Operation) {
+    if elision == nil { elision = Elision() }
+    elision?.keptEdits.append(operation)
+  }
+
+  /// What takes client-only operations back.
+  func recordReversal(_ reversal: consuming JSONPatchReversal) {
+    if elision == nil { elision = Elision() }
+    elision?.reversal.append(reversal)
+  }
+
+  /// The operations replace values the kept JSON does not hold (a left-out array's elements):
+  /// their reversal cannot be recorded.
+  func markReversalIncomplete() {
+    guard recordsReversal else { return }
+    if elision == nil { elision = Elision() }
+    elision?.reversal.markIncomplete()
+  }
 
   /// Forgets the arrays at or under `path`: what is published there is about to be replaced
-  /// by something their logs do not describe.
-  func invalidateMarks(under path: JSONPointer) {
-    guard !marks.isEmpty else { return }
+  /// by something their logs do not describe. Returns whether one of them was left out (the
+  /// kept JSON there lacks elements the clients hold; the reversal is then incomplete).
+  @discardableResult
+  func invalidateMarks(under path: JSONPointer) -> Bool {
+    guard !marks.isEmpty else { return false }
+    var leftOut = false
     if path.isRoot {
+      leftOut = marks.values.contains { $0.elidedCount != nil }
       marks.removeAll()
-      return
+    } else {
+      for (key, mark) in marks where path.isPrefix(of: key) {
+        if mark.elidedCount != nil { leftOut = true }
+        marks[key] = nil
+      }
     }
-    for key in marks.keys where path.isPrefix(of: key) { marks[key] = nil }
+    if leftOut { markReversalIncomplete() }
+    return leftOut
   }
 }

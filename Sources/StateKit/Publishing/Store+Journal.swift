@@ -22,9 +22,18 @@ public protocol JournaledStore: AnyStore {
   /// empty when the publications carry it.
   func takeStatePatch() -> [JSON]
 
-  /// The private state as JSON, as of the last walk, shared rather than encoded: O(1) once
-  /// `journalState()` was called. A journal compacts from it without stalling the store.
+  /// The private state as JSON, as of the last walk: shared rather than encoded (O(1)) once
+  /// `journalState()` was called, but for the elements of a large `IdentifiedArray`, which
+  /// the store keeps only in its typed state and encodes here (`ArrayElision`).
   var journaledState: JSON { get }
+
+  /// `journaledState` as text, without building the tree of a large `IdentifiedArray`'s
+  /// elements (`ViewPublisher.write(_:to:)`).
+  func writeJournaledState(to writer: inout JSONWriter) throws
+
+  /// Whether `journaledState` is the JSON the store keeps, shared (O(1)); false when it is
+  /// encoded when asked (a large `IdentifiedArray`'s elements, which only the state holds).
+  var journaledStateIsShared: Bool { get }
 }
 
 extension JournaledStore {
@@ -55,7 +64,7 @@ extension Store: JournaledStore {
     }
     let publisher =
       if let encoded = consume encoded {
-        ViewPublisher(state, encoded: encoded, replacesUpdatedElements: true)
+        ViewPublisher.restored(state, encoded: encoded, replacesUpdatedElements: true)
       } else {
         ViewPublisher(state, replacesUpdatedElements: true)
       }
@@ -69,9 +78,25 @@ extension Store: JournaledStore {
 
   public var journaledState: JSON {
     switch stateJournal {
-    case .sameAsView?: return publisher.json
-    case .own(let publisher, _)?: return publisher.json
+    case .sameAsView?: return published
+    case .own(let publisher, _)?: return publisher.materialized(state)
     case nil: return snapshot
+    }
+  }
+
+  public var journaledStateIsShared: Bool {
+    switch stateJournal {
+    case .sameAsView?: return publisher.leftOutElements() == 0
+    case .own(let publisher, _)?: return publisher.leftOutElements() == 0
+    case nil: return false
+    }
+  }
+
+  public func writeJournaledState(to writer: inout JSONWriter) throws {
+    switch stateJournal {
+    case .sameAsView?: try writePublished(to: &writer)
+    case .own(let publisher, _)?: try publisher.write(state, to: &writer)
+    case nil: try writer.write(snapshot)
     }
   }
 

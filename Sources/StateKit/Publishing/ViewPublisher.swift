@@ -16,13 +16,18 @@ import JSON
 ///   encoded whole and diffed with `JSONPatch.diff`, locally, at its own path.
 /// - **Applied in place.** The operations are applied to the kept JSON, which the publisher
 ///   owns uniquely, so editing element 50,000 edits it where it lies.
+/// - **No second copy of a large array.** An `IdentifiedArray` of `ArrayElision.threshold`
+///   elements or more is kept as an empty array: the state holds its elements, its change log
+///   what an update is diffed against, and the operations inside it go to the clients without
+///   being applied here. Whoever reads the whole view gets it encoded on demand
+///   (`materialized(_:)`, `value(at:in:)`).
 struct ViewPublisher<View: Encodable & Equatable> {
   private(set) var json: JSON
   private var lastView: View?
   /// Why the last update published nothing although the view changed, for the store to report.
   var problem: String?
   /// The revision of each `IdentifiedArray` as last published, by its path in the view.
-  private var marks: [JSONPointer: ArrayRevision] = [:]
+  private(set) var marks: [JSONPointer: ArrayMark] = [:]
   /// The walker of every update, restarted each time (see `PatchWalk.restart`); it keeps the
   /// last patch's operations buffer, emptied, for the next walk to fill (rather than an
   /// allocation and a free per published action), and the member a leaf last changed
@@ -53,37 +58,91 @@ struct ViewPublisher<View: Encodable & Equatable> {
   /// What takes the updates since the last `takeReversal()` back.
   private var reversal = JSONPatchReversal()
 
-  init(_ view: View, replacesUpdatedElements: Bool = false) {
-    var json = JSON.null
-    do {
-      json = try JSONValueEncoder().encode(view)
-    } catch {
-      report("a view of type \(View.self) does not encode: \(error)")
-    }
-    self.init(view, encoded: json, replacesUpdatedElements: replacesUpdatedElements)
-  }
-
-  /// A publisher of `view` whose encoding is `json` already (equal by value): a restored
-  /// state's saved JSON, which its decoding did not change, is kept instead of encoded again.
-  init(_ view: View, encoded json: consuming JSON, replacesUpdatedElements: Bool = false) {
+  init(
+    _ view: View, replacesUpdatedElements: Bool = false,
+    elisionThreshold: Int = ArrayElision.threshold
+  ) {
     // `replacesUpdatedElements`: see `PatchWalk` (a store's journal of its private state).
     keptWalker = PatchWalk.Kept(replacesUpdatedElements: replacesUpdatedElements)
     walker = keptWalker.walk
-    self.json = json
-    // Learn where the arrays are (and mark them) with one walk over the full encoding. A view
+    walker.elisionThreshold = elisionThreshold
+    json = .null
+    if !firstPublication(of: view, leavingOutFrom: elisionThreshold) {
+      // An array left out where the walk does not reach (a custom encoding): nothing would
+      // publish its changes, so this first view keeps every element.
+      _ = firstPublication(of: view, leavingOutFrom: Int.max)
+    }
+  }
+
+  /// Encodes the first view, leaving out the elements of arrays of `threshold` elements or
+  /// more (`ArrayElision`: they are never encoded here), and marks its arrays; false when an
+  /// array was left out that the walk does not reach.
+  private mutating func firstPublication(of view: View, leavingOutFrom threshold: Int) -> Bool {
+    let elision = ArrayElision(threshold: threshold)
+    do {
+      json =
+        try ArrayElision.key.map { try JSONValueEncoder().encode(view, userInfo: [$0: elision]) }
+        ?? JSONValueEncoder().encode(view)
+    } catch {
+      report("a view of type \(View.self) does not encode: \(error)")
+    }
+    // Learn where the arrays are (and mark them) with one walk over the first encoding. A view
     // that holds no array element has nothing worth marking: the first update publishes any
     // `IdentifiedArray` in it whole, which for an empty one costs a comparison. Skipping the
     // walk here takes about half of the six default stores' publishers' work off the
     // start-up; the first update walks instead of comparing views.
-    guard Self.holdsArrayElements(json) else { return }
+    guard !elision.leftOut.isEmpty || Self.holdsArrayElements(json) else { return true }
     let walk = PatchWalk(marks: [:])
     walk.oldIsCurrentEncoding = true
+    walk.leftOutByEncoding = elision.leftOut
     do {
       try walk.visit(view, at: .root, old: json)
       marks = walk.marks
       lastView = walk.sawIdentifiedArray ? nil : view
     } catch {
       lastView = view
+    }
+    return walk.leftOutFound == elision.leftOut.count
+  }
+
+  /// A publisher of `view` whose encoding is `json` already (equal by value): a restored
+  /// state's saved JSON, which its decoding did not change, is kept instead of encoded again.
+  /// Not when it holds an array the publisher leaves to the state: the first view is then
+  /// encoded without that array's elements, which costs less than keeping them.
+  static func restored(
+    _ view: View, encoded json: consuming JSON, replacesUpdatedElements: Bool = false
+  ) -> ViewPublisher {
+    if holdsArray(json, ofAtLeast: ArrayElision.threshold) {
+      return ViewPublisher(view, replacesUpdatedElements: replacesUpdatedElements)
+    }
+    return ViewPublisher(view, keeping: json, replacesUpdatedElements: replacesUpdatedElements)
+  }
+
+  private init(_ view: View, keeping json: consuming JSON, replacesUpdatedElements: Bool) {
+    keptWalker = PatchWalk.Kept(replacesUpdatedElements: replacesUpdatedElements)
+    walker = keptWalker.walk
+    walker.elisionThreshold = ArrayElision.threshold
+    self.json = json
+    guard Self.holdsArrayElements(self.json) else { return }
+    let walk = PatchWalk(marks: [:])
+    walk.oldIsCurrentEncoding = true
+    do {
+      try walk.visit(view, at: .root, old: self.json)
+      marks = walk.marks
+      lastView = walk.sawIdentifiedArray ? nil : view
+    } catch {
+      lastView = view
+    }
+  }
+
+  /// Whether some array in `json`, at any depth, has at least `count` elements.
+  private static func holdsArray(_ json: JSON, ofAtLeast count: Int) -> Bool {
+    switch json {
+    case .array(let elements):
+      return elements.count >= count || elements.contains { holdsArray($0, ofAtLeast: count) }
+    case .object(let object):
+      return (0..<object.count).contains { holdsArray(object.value(at: $0), ofAtLeast: count) }
+    default: return false
     }
   }
 
@@ -100,12 +159,17 @@ struct ViewPublisher<View: Encodable & Equatable> {
       problem = "a view of type \(View.self) does not encode: \(error)"
       return []
     }
+    let elision = walker.takeElision()
     guard !patch.isEmpty else {
       walker.recycle(&patch.operations)
+      // An array let go of without a change the clients see.
+      if let elision { try? applyKept([], elision) }
       return []
     }
     do {
-      if recordsReversal {
+      if let elision {
+        try applyKept(patch.operations, elision)
+      } else if recordsReversal {
         try patch.apply(to: &json, recording: &reversal)
       } else {
         try patch.apply(to: &json)
@@ -117,6 +181,88 @@ struct ViewPublisher<View: Encodable & Equatable> {
       return replaceAll(with: view)
     }
     return wireForms(of: &patch.operations)
+  }
+
+  /// Applies the operations the kept JSON can take (not those inside a left-out array), and its
+  /// own edits; records the reversal of the client-only operations from what the walk gave.
+  private mutating func applyKept(
+    _ operations: [JSONPatch.Operation], _ elision: PatchWalk.Elision
+  ) throws(JSONPatchError) {
+    var kept: [JSONPatch.Operation] = []
+    var position = 0
+    for range in elision.clientOnly {
+      kept += operations[position..<range.lowerBound]
+      position = range.upperBound
+    }
+    kept += operations[position...]
+    kept += elision.keptEdits
+    if !kept.isEmpty {
+      if recordsReversal {
+        try JSONPatch(kept).apply(to: &json, recording: &reversal)
+      } else {
+        try JSONPatch(kept).apply(to: &json)
+      }
+    }
+    if recordsReversal { reversal.append(elision.reversal) }
+  }
+
+  /// The published view in full: the kept JSON with the elements of every left-out array
+  /// encoded from `view`, which must be the view last published. O(view) when arrays are left
+  /// out; the kept JSON itself otherwise.
+  func materialized(_ view: View) -> JSON {
+    var full = json
+    for (path, mark) in marks where mark.elidedCount != nil {
+      do {
+        guard let array = try ArrayLocator.encode(.whole, ofArrayAt: path, in: view) else {
+          continue
+        }
+        try JSONPatch([.replace(path: path, value: array)]).apply(to: &full)
+      } catch {
+        report("internal: the array at \(path) of a \(View.self) view was not found: \(error)")
+      }
+    }
+    return full
+  }
+
+  /// The elements the kept JSON leaves to the state, in arrays at or under `path`.
+  func leftOutElements(under path: JSONPointer = .root) -> Int {
+    marks.reduce(0) { $0 + (path.isPrefix(of: $1.key) ? $1.value.elidedCount ?? 0 : 0) }
+  }
+
+  /// The published value at `path` (nil: none), `view` being the view last published: inside
+  /// a left-out array, only the element on the path is encoded.
+  func value(at path: JSONPointer, in view: View) -> JSON? {
+    for (arrayPath, mark) in marks {
+      guard let count = mark.elidedCount else { continue }
+      if arrayPath.isPrefix(of: path) {
+        let depth = arrayPath.tokens.count
+        guard depth < path.tokens.count else {
+          return try? ArrayLocator.encode(.whole, ofArrayAt: arrayPath, in: view)
+        }
+        guard let index = JSONPointer.arrayIndex(path.tokens[depth]), index < count,
+          let element = try? ArrayLocator.encode(.element(index), ofArrayAt: arrayPath, in: view)
+        else { return nil }
+        return JSONPointer(tokens: Array(path.tokens[(depth + 1)...])).value(in: element)
+      }
+      if path.isProperPrefix(of: arrayPath) { return path.value(in: materialized(view)) }
+    }
+    return path.value(in: json)
+  }
+
+  /// Whether the published view has a value at `path`: without encoding a left-out array, or
+  /// more than the element on the path.
+  func hasValue(at path: JSONPointer, in view: View) -> Bool {
+    for (arrayPath, mark) in marks {
+      guard let count = mark.elidedCount, arrayPath.isPrefix(of: path) else { continue }
+      let depth = arrayPath.tokens.count
+      guard depth < path.tokens.count else { return true }
+      guard let index = JSONPointer.arrayIndex(path.tokens[depth]), index < count else {
+        return false
+      }
+      return depth + 1 == path.tokens.count || value(at: path, in: view) != nil
+    }
+    // The kept JSON has every value outside the left-out arrays (an empty array in their place).
+    return path.value(in: json) != nil
   }
 
   /// What takes the updates since the last call back, moved out.
@@ -162,6 +308,7 @@ struct ViewPublisher<View: Encodable & Equatable> {
     // `IdentifiedArray`s has none): copying and replacing the empty dictionary cost a retain
     // and two releases per walk.
     if !marks.isEmpty { walker.restart(marks: marks) } else { walker.restart() }
+    walker.recordsReversal = recordsReversal
     do {
       try walker.visit(view, at: root, old: json)
     } catch {
@@ -186,13 +333,18 @@ struct ViewPublisher<View: Encodable & Equatable> {
   }
 
   private mutating func replaceAll(with view: View) -> [JSON] {
+    let leftOut = marks.values.contains { $0.elidedCount != nil }
     marks = [:]
     do {
       let new = try JSONValueEncoder().encode(view)
-      let patch = JSONPatch.diff(from: json, to: new)
+      // The kept JSON lacks the clients' elements of a left-out array: no diff against it.
+      let patch =
+        leftOut
+        ? JSONPatch([.replace(path: .root, value: new)]) : JSONPatch.diff(from: json, to: new)
       if recordsReversal {
         // Recorded as one replacement of the whole view, which cannot fail to apply.
         try? JSONPatch([.replace(path: .root, value: new)]).apply(to: &json, recording: &reversal)
+        if leftOut { reversal.markIncomplete() }
       }
       json = new
       return patch.json.arrayValue ?? []

@@ -11,8 +11,23 @@ public protocol AnyStore: AnyObject {
   var featureName: String { get }
   /// 0 for a new store; raised by exactly one for each reduced action that changed `published`.
   var version: UInt64 { get }
-  /// The current view, encoded. Kept up to date by applying each publication's patch.
+  /// The current view, encoded. Kept up to date by applying each publication's patch; may
+  /// encode a large part of it on demand (O(view)): a caller after one value asks
+  /// `publishedValue(at:)`.
   var published: JSON { get }
+  /// The published value at `path` (nil: none), at the cost of that value.
+  func publishedValue(at path: JSONPointer) -> JSON?
+  /// Whether the published view has a value at `path`, without encoding it when it can.
+  func hasPublishedValue(at path: JSONPointer) -> Bool
+  /// Elements of the view that `published` encodes on demand: a lower bound of its node count
+  /// that costs nothing (0 for a store that keeps its view whole).
+  var publishedElementsLeftOut: Int { get }
+  /// Those of them at or under `path`: a lower bound of the value there, known without
+  /// encoding it.
+  func publishedElementsLeftOut(under path: JSONPointer) -> Int
+  /// Writes `published` as JSON text, at the cost of the text rather than of its tree where
+  /// it can.
+  func writePublished(to writer: inout JSONWriter) throws
   /// The full private state (not the view), encoded, for persistence.
   var snapshot: JSON { get }
 
@@ -131,4 +146,17 @@ public enum ActionError: Error, Equatable, Sendable {
     if case .invalid(let pointer, _) = self { return pointer }
     return nil
   }
+}
+
+extension AnyStore {
+  /// For a store that keeps its whole view as JSON.
+  public func publishedValue(at path: JSONPointer) -> JSON? { path.value(in: published) }
+
+  public func hasPublishedValue(at path: JSONPointer) -> Bool { publishedValue(at: path) != nil }
+
+  public var publishedElementsLeftOut: Int { 0 }
+
+  public func publishedElementsLeftOut(under path: JSONPointer) -> Int { 0 }
+
+  public func writePublished(to writer: inout JSONWriter) throws { try writer.write(published) }
 }

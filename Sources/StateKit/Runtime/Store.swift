@@ -179,8 +179,35 @@ public final class Store<F: Feature>: AnyStore {
   /// The feature's wire name.
   public var featureName: String { F.name }
 
-  /// The current view, encoded; kept up to date by applying each publication's patch.
-  public var published: JSON { publisher.json }
+  /// The current view, encoded; kept up to date by applying each publication's patch, and
+  /// the elements of a large `IdentifiedArray` encoded from the state when asked
+  /// (`ArrayElision`): O(view) then.
+  public var published: JSON { publisher.materialized(feature.view(of: state)) }
+
+  /// The published value at `path`: inside a large `IdentifiedArray`, only the element on the
+  /// path is encoded.
+  public func publishedValue(at path: JSONPointer) -> JSON? {
+    publisher.value(at: path, in: feature.view(of: state))
+  }
+
+  /// Whether the published view has a value at `path`, encoding at most one element.
+  public func hasPublishedValue(at path: JSONPointer) -> Bool {
+    publisher.hasValue(at: path, in: feature.view(of: state))
+  }
+
+  /// The elements `published` encodes from the state when asked (a lower bound of its size).
+  public var publishedElementsLeftOut: Int { publisher.leftOutElements() }
+
+  /// Those of them at or under `path` (a lower bound of the size of the value there).
+  public func publishedElementsLeftOut(under path: JSONPointer) -> Int {
+    publisher.leftOutElements(under: path)
+  }
+
+  /// Writes `published`'s text without building its tree: a large `IdentifiedArray`'s
+  /// elements are encoded and written a batch at a time.
+  public func writePublished(to writer: inout JSONWriter) throws {
+    try publisher.write(feature.view(of: state), to: &writer)
+  }
 
   /// The private state, encoded, for persistence.
   public var snapshot: JSON {

@@ -52,11 +52,11 @@ extension Connection {
       feature: feature, id: params.as, initial: nil, persist: persist,
       restoring: (state: state, version: version))
     attach(fork)
-    return .result(
+    return stateResult(
       [
         "store": .string(fork.id), "feature": .string(feature.name), "from": .string(storeID),
-        "version": .integer(Int64(fork.version)), "state": fork.published,
-      ], barriers: [fork.id])
+        "version": .integer(Int64(fork.version)),
+      ], of: fork)
   }
 
   /// `state/diff`: the RFC 6902 patch that turns `store`'s published state into `other`'s.
@@ -79,7 +79,7 @@ extension Connection {
     guard let store = registry.store(storeID) else { throw .unknownStore(storeID) }
     guard let first = store.firstHeldVersion else { throw .historyOff(storeID) }
     let path = params.path.pointer
-    guard path.value(in: store.published) != nil else {
+    guard store.hasPublishedValue(at: path) else {
       throw .invalidParams(
         pointer: "/path",
         reason:

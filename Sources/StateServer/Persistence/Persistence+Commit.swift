@@ -138,8 +138,13 @@ extension Persistence {
 
   /// A whole store's private state as snapshot text.
   private static func encode(_ store: any AnyStore) throws -> String {
-    let state = (store as? any JournaledStore)?.journaledState ?? store.snapshot
-    return String(decoding: try state.serialized(), as: UTF8.self)
+    guard let journaled = store as? any JournaledStore else {
+      return String(decoding: try store.snapshot.serialized(), as: UTF8.self)
+    }
+    // Written as text, a large array's elements a batch at a time: no JSON tree of the state.
+    var writer = JSONWriter(capacity: 1 << 16)
+    try journaled.writeJournaledState(to: &writer)
+    return writer.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
   }
 
   /// Commits the store's last changes, then stops persisting it (`store/close`).

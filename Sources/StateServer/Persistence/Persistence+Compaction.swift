@@ -22,7 +22,9 @@ struct Compaction {
 /// at most. (An in-memory database has no second connection: the next group commit writes it
 /// whole.) The
 /// store's next change copies the parts of its JSON it edits (the path to the change, an
-/// array of references) once, because the task shares them.
+/// array of references) once, because the task shares them. A store that keeps a large
+/// array's elements in its typed state only (`ArrayElision`) has no JSON of them to share: its
+/// text is written on the actor, an O(state) pause per compaction.
 extension Persistence {
   /// Begins compacting every store whose journal passed the bound (called after a commit,
   /// when the journal is exactly what is on disk).
@@ -31,7 +33,10 @@ extension Persistence {
       guard let store = attached[id] as? any JournaledStore, let covered = journal.lastSeq
       else { continue }
       journals[id]?.isCompacting = true
-      let state = store.journaledState
+      // A store that keeps a large array's elements in its typed state alone has no JSON of
+      // them to share: its text is written here, on the actor, without a JSON tree of it.
+      let text = store.journaledStateIsShared ? nil : Self.text(of: store)
+      let state = text == nil ? store.journaledState : .null
       let snapshot = Snapshot(
         store: id, feature: journal.feature, schemaVersion: journal.schemaVersion,
         version: store.version, state: "")
@@ -40,7 +45,7 @@ extension Persistence {
       let background = database.background
       let pieceBytes = compactionPieceBytes
       lastCompaction = Task.detached(priority: .utility) { [weak self] in
-        guard let bytes = try? state.serialized() else {
+        guard let bytes = text ?? (try? state.serialized()) else {
           await self?.compactionEnded(id, generation: generation, written: nil)
           return
         }
@@ -69,6 +74,17 @@ extension Persistence {
         }
       }
     }
+  }
+
+  /// The store's journaled state as text; nil when it does not encode.
+  private static func text(of store: any JournaledStore) -> [UInt8]? {
+    var writer = JSONWriter(capacity: 1 << 16)
+    do {
+      try store.writeJournaledState(to: &writer)
+    } catch {
+      return nil
+    }
+    return writer.withUnsafeBytes { [UInt8]($0) }
   }
 
   private func compactionEnded(_ id: String, generation: Int, written: Compaction?) {

@@ -1,0 +1,81 @@
+import JSON
+
+extension ViewPublisher {
+  /// Elements encoded at a time when a left-out array is written out: each batch is written
+  /// and let go before the next, so an answer carrying the whole view never holds the JSON tree
+  /// of all of them, only its text.
+  static var writtenBatch: Int { 1_024 }
+
+  /// Writes the published view in full (`materialized(_:)`'s text), `view` being the view last
+  /// published, without building the tree of a left-out array's elements: they are encoded a
+  /// batch at a time and written as they come.
+  func write(
+    _ view: View, to writer: inout JSONWriter, batch: Int = Self.writtenBatch
+  ) throws {
+    let leftOut = marks.compactMap { $0.value.elidedCount == nil ? nil : $0.key.tokens }
+    guard !leftOut.isEmpty else {
+      try writer.write(json)
+      return
+    }
+    try write(json, at: [], leftOut: leftOut, view, to: &writer, batch: max(batch, 1))
+  }
+
+  private func write(
+    _ value: JSON, at path: [String], leftOut: [[String]], _ view: View,
+    to writer: inout JSONWriter, batch: Int
+  ) throws {
+    if leftOut.contains(path) {
+      try writeElements(ofArrayAt: JSONPointer(tokens: path), view, to: &writer, batch: batch)
+      return
+    }
+    guard leftOut.contains(where: { $0.starts(with: path) }) else {
+      try writer.write(value)
+      return
+    }
+    switch value {
+    case .object(let object):
+      writer.append(UInt8(ascii: "{"))
+      for position in 0..<object.count {
+        if position > 0 { writer.append(UInt8(ascii: ",")) }
+        let key = object.key(at: position)
+        writer.write(string: key)
+        writer.append(UInt8(ascii: ":"))
+        try write(
+          object.value(at: position), at: path + [key], leftOut: leftOut, view, to: &writer,
+          batch: batch)
+      }
+      writer.append(UInt8(ascii: "}"))
+    case .array(let elements):
+      writer.append(UInt8(ascii: "["))
+      for (index, element) in elements.enumerated() {
+        if index > 0 { writer.append(UInt8(ascii: ",")) }
+        try write(
+          element, at: path + [String(index)], leftOut: leftOut, view, to: &writer, batch: batch)
+      }
+      writer.append(UInt8(ascii: "]"))
+    default:
+      try writer.write(value)
+    }
+  }
+
+  private func writeElements(
+    ofArrayAt path: JSONPointer, _ view: View, to writer: inout JSONWriter, batch: Int
+  ) throws {
+    writer.append(UInt8(ascii: "["))
+    var start = 0
+    while true {
+      let end = start + batch
+      guard
+        case .array(let elements)? = try ArrayLocator.encode(
+          .elements(start..<end), ofArrayAt: path, in: view)
+      else { break }
+      for element in elements {
+        if start > 0 { writer.append(UInt8(ascii: ",")) }
+        try writer.write(element)
+        start += 1
+      }
+      if start < end { break }
+    }
+    writer.append(UInt8(ascii: "]"))
+  }
+}

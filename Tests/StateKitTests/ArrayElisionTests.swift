@@ -1,0 +1,208 @@
+import JSON
+import Testing
+
+@testable import StateKit
+
+/// A publisher that leaves an `IdentifiedArray`'s elements to the state (`ArrayElision`) must
+/// publish what a publisher keeping the whole view as JSON publishes: the same patches (but for
+/// a reset or a log that no longer reaches back, where it replaces the array whole), the same
+/// values for `state/get` and its paths, the same past views and rewinds, the same journal.
+/// Each test runs a store that keeps every element (threshold `Int.max`, the reference) next
+/// to one that keeps none (threshold 0) through the same random edits.
+@StateActor
+@Suite struct ArrayElisionTests {
+  private func store(threshold: Int, history: Bool = false) -> Store<Shelf> {
+    let store = ArrayElision.$threshold.withValue(threshold) { Store(feature: Shelf()) }
+    if history { store.startHistory(limit: 1000, sink: nil) }
+    return store
+  }
+
+  /// Adds, inserts, removes, renames, in-place edits, tags, sorts and clears over a dozen ids,
+  /// and a batch of 600 appends (more changes than an array's log keeps).
+  private func randomActions(seed: UInt64, count: Int) -> [Shelf.Action] {
+    var generator = SplitMix(seed: seed)
+    var actions: [Shelf.Action] = []
+    for _ in 0..<count {
+      let id = "k\(generator.next() % 12)"
+      switch generator.next() % 12 {
+      case 0, 1: actions.append(.add(id: id, title: "t\(generator.next() % 5)", at: nil))
+      case 2: actions.append(.add(id: id, title: "front", at: Int(generator.next() % 4)))
+      case 3: actions.append(.remove(id: id))
+      case 4, 5: actions.append(.rename(id: id, title: "r\(generator.next() % 3)"))
+      case 6: actions.append(.copies(id: id, delta: Int(generator.next() % 3)))
+      case 7: actions.append(.tag(id: id, tag: "g"))
+      case 8: actions.append(generator.next() % 2 == 0 ? .edit(id: id) : .select(id: id))
+      case 9: actions.append(generator.next() % 6 == 0 ? .sort : .note("n\(generator.next() % 2)"))
+      case 10: actions.append(generator.next() % 40 == 0 ? .batch(count: 600) : .log("l"))
+      default: actions.append(generator.next() % 12 == 0 ? .clear : .rename(id: id, title: "x"))
+      }
+    }
+    return actions
+  }
+
+  /// Whether `action` resets the array (its log cannot say what moved: published whole).
+  private func resets(_ action: Shelf.Action) -> Bool {
+    switch action {
+    case .sort, .clear, .batch: return true
+    default: return false
+    }
+  }
+
+  @Test func theFirstViewKeepsNoElementOfALeftOutArray() throws {
+    let store = ArrayElision.$threshold.withValue(10) {
+      Store(
+        feature: Shelf(),
+        state: Shelf.State(
+          books: IdentifiedArray((0..<50).map { Shelf.Book(id: "b\($0)", title: "B", copies: 1) })))
+    }
+    #expect(store.publisher.json["books"] == [])
+    #expect(
+      store.publisher.leftOutElements() == 50
+        && store.publishedElementsLeftOut(under: "/books") == 50
+        && store.publishedElementsLeftOut(under: "/stats") == 0)
+    let expected = try JSONValueEncoder().encode(Shelf().view(of: store.state))
+    #expect(store.published == expected)
+    // Below the threshold, the array is kept whole, as before.
+    let small = ArrayElision.$threshold.withValue(100) {
+      Store(feature: Shelf(), state: store.state)
+    }
+    #expect(small.publisher.json == expected)
+    #expect(small.publisher.leftOutElements() == 0)
+  }
+
+  @Test func randomEditsPublishWhatTheWholeJSONPublishes() throws {
+    for seed in [1, 2, 3] as [UInt64] {
+      let whole = store(threshold: Int.max)
+      let leftOut = store(threshold: 0)
+      var wholePatches: [[JSON]] = []
+      var leftOutPatches: [[JSON]] = []
+      whole.observer = { wholePatches.append($0.patch) }
+      leftOut.observer = { leftOutPatches.append($0.patch) }
+      var document = leftOut.published
+      var generator = SplitMix(seed: seed &+ 100)
+      var versionGap: UInt64 = 0
+      for action in randomActions(seed: seed, count: 400) {
+        wholePatches.removeAll()
+        leftOutPatches.removeAll()
+        let before = try JSONValueEncoder().encode(Shelf().view(of: leftOut.state))
+        whole.send(action)
+        leftOut.send(action)
+        let expected = try JSONValueEncoder().encode(Shelf().view(of: leftOut.state))
+        if !resets(action) {
+          #expect(leftOutPatches == wholePatches, "after \(action)")
+        }
+        for patch in leftOutPatches { try JSONPatch(json: .array(patch)).apply(to: &document) }
+        #expect(document == expected, "after \(action): \(leftOutPatches)")
+        #expect(leftOut.published == expected, "after \(action)")
+        // A log that no longer reaches back leaves nothing to compare with: the array is
+        // replaced, changed or not, and the version moves (the only difference allowed).
+        if !resets(action) {
+          #expect(leftOut.version - whole.version == versionGap, "after \(action)")
+        }
+        versionGap = leftOut.version - whole.version
+        #expect(leftOut.publisher.json["books"] == [], "after \(action)")
+        // An edit of one element is the diff of its encodings, as the whole JSON gives it.
+        if case .rename = action, leftOutPatches.count == 1 {
+          #expect(
+            leftOutPatches[0] == JSONPatch.diff(from: before, to: expected).operations.map(\.json))
+        }
+        try checkPaths(of: leftOut, against: expected, generator: &generator)
+        // Written as text a batch of elements at a time (an answer carrying the whole view).
+        var writer = JSONWriter()
+        try leftOut.writePublished(to: &writer)
+        #expect(try writer.withUnsafeBytes { try JSON(parsing: Array($0)) } == expected)
+        var batched = JSONWriter()
+        try leftOut.publisher.write(Shelf().view(of: leftOut.state), to: &batched, batch: 7)
+        #expect(try batched.withUnsafeBytes { try JSON(parsing: Array($0)) } == expected)
+      }
+    }
+  }
+
+  /// `state/get` with a path, the coalescer's and a subscription's lookups: one element
+  /// encoded, the same values as the whole JSON has.
+  private func checkPaths(
+    of store: Store<Shelf>, against expected: JSON, generator: inout SplitMix
+  ) throws {
+    let count = store.state.books.count
+    var paths: [JSONPointer] = ["", "/books", "/books/-", "/books/01", "/stats/total", "/mode"]
+    for _ in 0..<4 {
+      let index = Int(generator.next() % UInt64(count + 2))
+      let field = ["", "/title", "/tags", "/tags/0", "/nothing"][Int(generator.next() % 5)]
+      paths.append(try JSONPointer(parsing: "/books/\(index)\(field)"))
+    }
+    for path in paths {
+      #expect(store.publishedValue(at: path) == path.value(in: expected), "at \(path)")
+      #expect(store.hasPublishedValue(at: path) == (path.value(in: expected) != nil), "at \(path)")
+    }
+  }
+
+  @Test func pastViewsAndRewindsAreThoseOfTheWholeJSON() throws {
+    let store = store(threshold: 0, history: true)
+    var views: [UInt64: JSON] = [0: store.published]
+    for action in randomActions(seed: 7, count: 300) {
+      store.send(action)
+      views[store.version] = try JSONValueEncoder().encode(Shelf().view(of: store.state))
+    }
+    let first = try #require(store.firstHeldVersion)
+    for version in first...store.version {
+      #expect(try store.published(at: version) == views[version], "version \(version)")
+    }
+    // Rewinds, each one a new version whose view is the old one's.
+    var generator = SplitMix(seed: 9)
+    for _ in 0..<5 {
+      let target = first + generator.next() % (store.version - first + 1)
+      var patches: [[JSON]] = []
+      store.observer = { patches.append($0.patch) }
+      var document = store.published
+      try store.rewind(to: target, cause: nil)
+      for patch in patches { try JSONPatch(json: .array(patch)).apply(to: &document) }
+      #expect(store.published == views[target], "rewind to \(target)")
+      #expect(document == views[target], "rewind to \(target)")
+      views[store.version] = views[target]
+    }
+    for version in first...store.version {
+      #expect(try store.published(at: version) == views[version], "version \(version)")
+    }
+  }
+
+  /// An edit under a left-out array is taken back from the log: no rebuild from the
+  /// checkpoint (its reversal is complete), unless the array was replaced whole.
+  @Test func anElementsEditIsTakenBackFromTheLog() throws {
+    let store = store(threshold: 0, history: true)
+    store.send(.add(id: "a", title: "A", at: nil))
+    store.send(.add(id: "b", title: "B", at: 0))
+    store.send(.rename(id: "a", title: "A2"))
+    store.send(.remove(id: "b"))
+    let log = try #require(store.history)
+    for entry in log.held { #expect(entry.reversal.isComplete, "entry \(entry.seq)") }
+    #expect(
+      log.view(at: 2, from: store.published)?["books"] == [
+        ["id": "b", "title": "B", "copies": 1, "tags": []],
+        ["id": "a", "title": "A", "copies": 1, "tags": []],
+      ])
+    store.send(.add(id: "z", title: "0", at: nil))
+    store.send(.sort)
+    #expect(log.held.last?.reversal.isComplete == false)
+    // That version comes back all the same: rebuilt from the checkpoint.
+    #expect(try store.published(at: 2)["books"]?.arrayValue?.count == 2)
+  }
+
+  /// A private state that is not the view has its own publisher for the journal: the same
+  /// elision, the same state patches and the state itself when asked.
+  @Test func theJournalOfAPrivateStateIsTheWholeJSONs() throws {
+    let store = store(threshold: 0)
+    store.journalState()
+    var document = store.journaledState
+    for action in randomActions(seed: 11, count: 300) {
+      store.send(action)
+      let patch = store.takeStatePatch()
+      try JSONPatch(json: .array(patch)).apply(to: &document)
+      let expected = try JSONValueEncoder().encode(store.state)
+      #expect(document == expected, "after \(action)")
+      #expect(store.journaledState == expected, "after \(action)")
+      var writer = JSONWriter()
+      try store.writeJournaledState(to: &writer)
+      #expect(try writer.withUnsafeBytes { try JSON(parsing: Array($0)) } == expected)
+    }
+  }
+}

@@ -1,0 +1,133 @@
+import JSON
+import StateKit
+import Testing
+
+@testable import StateServer
+
+/// Rows enough for the publisher to leave their elements to the state (`ArrayElision`).
+private struct Rows: Feature {
+  struct Row: Codable, Equatable, Sendable, Identifiable {
+    var id: String
+    var text: String
+  }
+  struct State: Codable, Equatable, Sendable {
+    var title = "rows"
+    var rows: IdentifiedArray<Row> = []
+  }
+  enum Action: Codable, Equatable, Sendable {
+    case edit(id: String, text: String)
+    case title(String)
+  }
+  static let name = "rows"
+  var initialState: State { State() }
+  func reduce(into state: inout State, action: Action) -> Effect<Action, Never> {
+    switch action {
+    case .edit(let id, let text): state.rows[id: id]?.text = text
+    case .title(let title): state.title = title
+    }
+    return .none
+  }
+}
+
+/// A store whose view keeps a large array's elements in the typed state only answers
+/// `store/open` and `state/get` with text written a batch of elements at a time
+/// (`Outgoing.serialized`): the same values as the JSON it no longer keeps, and the same
+/// answers to a path, a subscription and a batch.
+@StateActor
+@Suite struct StreamedStateTests {
+  private func connection() -> (Connection, OutputQueue) {
+    let registry = StoreRegistry(features: [Rows().descriptor()], persistence: nil)
+    let queue = OutputQueue(maxMessages: 1000)
+    let connection = Connection(
+      registry: registry, output: queue, options: ServerOptions(), log: Log(level: .error))
+    return (connection, queue)
+  }
+
+  /// The lines written, parsed back, and whether each was written from text.
+  private func send(_ line: JSON, to connection: Connection, _ queue: OutputQueue) throws -> [(
+    JSON, Bool
+  )] {
+    connection.receive([.message(line)])
+    var lines: [(JSON, Bool)] = []
+    while let batch = queue.takeQueued() {
+      for line in batch {
+        var writer = JSONWriter()
+        try line.write(to: &writer)
+        let bytes = writer.withUnsafeBytes { Array($0.dropLast()) }
+        var streamed = false
+        if case .serialized = line { streamed = true }
+        lines.append((try JSON(parsing: bytes), streamed))
+      }
+    }
+    return lines
+  }
+
+  private func request(_ id: Int, _ method: String, _ params: JSON) -> JSON {
+    ["jsonrpc": "2.0", "id": .integer(Int64(id)), "method": .string(method), "params": params]
+  }
+
+  /// Rows of about 540 bytes: 2,500 of them are written in two pieces of text.
+  private func rows(_ count: Int) -> JSON {
+    .array((0..<count).map { ["id": .string("r\($0)"), "text": .string(text($0))] })
+  }
+
+  private func text(_ row: Int) -> String { "row \(row) " + String(repeating: "x", count: 512) }
+
+  @Test func aLargeViewIsAnsweredFromTextWithTheValuesOfTheWholeJSON() throws {
+    let (connection, queue) = connection()
+    // Past the publisher's threshold (ArrayElision, 1,000 elements).
+    let count = 2_500
+    var expected: JSON = ["title": "rows", "rows": rows(count)]
+    let opened = try send(
+      request(1, "store/open", ["feature": "rows", "store": "r", "state": ["rows": rows(count)]]),
+      to: connection, queue)
+    #expect(opened.count == 1 && opened[0].1)
+    #expect(opened[0].0["result"]?["state"] == expected)
+    #expect(opened[0].0["result"]?["version"] == 0 && opened[0].0["result"]?["feature"] == "rows")
+    let subscribed = try send(
+      request(2, "state/subscribe", ["store": "r", "path": "/rows/1200"]), to: connection, queue)
+    #expect(subscribed[0].0["result"]?["state"] == ["id": "r1200", "text": .string(text(1200))])
+    let edited = try send(
+      request(
+        3, "dispatch", ["store": "r", "action": ["type": "edit", "id": "r1200", "text": "new"]]),
+      to: connection, queue)
+    let patches = edited.filter { $0.0["method"] == "state/patch" }.compactMap {
+      $0.0["params"]?["patch"]
+    }
+    #expect(!patches.isEmpty)
+    for patch in patches {
+      #expect(patch == [["op": "replace", "path": "/rows/1200/text", "value": "new"]])
+    }
+    expected = try JSONPatch([.replace(path: "/rows/1200/text", value: "new")]).applied(
+      to: expected)
+    let whole = try send(request(4, "state/get", ["store": "r"]), to: connection, queue)
+    #expect(whole[0].1)
+    #expect(whole[0].0["result"]?["state"] == expected)
+    #expect(whole[0].0["result"]?["version"] == 1)
+    let one = try send(
+      request(5, "state/get", ["store": "r", "path": "/rows/1200/text"]), to: connection, queue)
+    #expect(!one[0].1 && one[0].0["result"]?["state"] == "new")
+    let missing = try send(
+      request(6, "state/get", ["store": "r", "path": .string("/rows/\(count)")]), to: connection,
+      queue)
+    #expect(missing[0].0["error"]?["code"] == -32602)
+    let root = try send(request(9, "state/subscribe", ["store": "r"]), to: connection, queue)
+    #expect(root[0].1 && root[0].0["result"]?["state"] == expected)
+    // In a batch, the text is read back into the array of responses.
+    let batch = try send(
+      [request(7, "state/get", ["store": "r"]), request(8, "state/get", ["store": "r"])],
+      to: connection, queue)
+    #expect(batch.count == 1)
+    #expect(batch[0].0[0]?["result"]?["state"] == expected)
+    #expect(batch[0].0[1]?["result"]?["state"] == expected)
+  }
+
+  @Test func aSmallViewIsAnsweredAsBefore() throws {
+    let (connection, queue) = connection()
+    let opened = try send(
+      request(1, "store/open", ["feature": "rows", "store": "r", "state": ["rows": rows(3)]]),
+      to: connection, queue)
+    #expect(!opened[0].1)
+    #expect(opened[0].0["result"]?["state"] == ["title": "rows", "rows": rows(3)])
+  }
+}
