@@ -29,14 +29,23 @@ extension JSONPatch {
   public func scoped(
     to path: JSONPointer, in newDocument: JSON, existedBefore: Bool? = nil
   ) -> JSONPatch? {
-    scoped(to: path, existedBefore: existedBefore) { $0.value(in: newDocument) }
+    scoped(
+      to: path, existedBefore: existedBefore, value: { path.value(in: newDocument) },
+      parentIsObject: {
+        guard let parent = path.parent, case .object = parent.value(in: newDocument) else {
+          return false
+        }
+        return true
+      })
   }
 
-  /// `scoped(to:in:existedBefore:)` for a document that is not at hand whole: `valueAt` gives
-  /// the new document's value at a pointer, asked only for `path` (and for its parent when
-  /// `existedBefore` is nil), and only when the subtree changed as a whole.
+  /// `scoped(to:in:existedBefore:)` for a document that is not at hand whole: `value` gives
+  /// the new document's value at `path`, and `parentIsObject` whether `path`'s parent is an
+  /// object there (asked only when `existedBefore` is nil), both only when the subtree changed
+  /// as a whole.
   public func scoped(
-    to path: JSONPointer, existedBefore: Bool? = nil, valueAt: (JSONPointer) -> JSON?
+    to path: JSONPointer, existedBefore: Bool? = nil, value: () -> JSON?,
+    parentIsObject: () -> Bool
   ) -> JSONPatch? {
     if path.isRoot { return isEmpty ? nil : self }
     var kept: [Operation] = []
@@ -49,8 +58,9 @@ extension JSONPatch {
       case .removal(let from):
         kept.append(.remove(path: from))
       case .whole:
-        return JSONPatch.wholeChange(of: path, existedBefore: existedBefore, valueAt: valueAt)
-          .map { JSONPatch([$0]) }
+        return JSONPatch.wholeChange(
+          of: path, existedBefore: existedBefore, value: value, parentIsObject: parentIsObject
+        ).map { JSONPatch([$0]) }
       }
     }
     return kept.isEmpty ? nil : JSONPatch(kept)
@@ -109,16 +119,16 @@ extension JSONPatch {
   }
 
   private static func wholeChange(
-    of path: JSONPointer, existedBefore: Bool?, valueAt: (JSONPointer) -> JSON?
+    of path: JSONPointer, existedBefore: Bool?, value: () -> JSON?, parentIsObject: () -> Bool
   ) -> Operation? {
-    guard let value = valueAt(path) else {
+    guard let value = value() else {
       return existedBefore == false ? nil : .remove(path: path)
     }
     switch existedBefore {
     case true?: return .replace(path: path, value: value)
     case false?: return .add(path: path, value: value)
     case nil:
-      if let parent = path.parent, case .object = valueAt(parent) {
+      if parentIsObject() {
         return .add(path: path, value: value)
       }
       return .replace(path: path, value: value)

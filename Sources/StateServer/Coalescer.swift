@@ -97,7 +97,8 @@ final class Coalescer {
     // The subscribed value itself, as the one operation a subscriber to `path` would get for
     // a change of the whole subtree (`add` under an object, `replace` of an array element).
     let whole = JSONPatch([.replace(path: path, value: value)]).scoped(
-      to: path, valueAt: { $0 == path ? value : store.publishedValue(at: $0) })
+      to: path, value: { value }, parentIsObject: { store.publishedValueIsObject(at: path.parent) }
+    )
     notice.operations =
       whole?.operations.map(\.json) ?? [["op": "replace", "path": "", "value": value]]
     notice.weight = size

@@ -147,7 +147,7 @@ final class Fanout {
       let store = store()
       operations = Self.scope(
         publication.patch, to: subscription.path, existedBefore: subscription.exists,
-        valueAt: { store.publishedValue(at: $0) })
+        value: { store.publishedValue(at: subscription.path) })
       subscription.exists = store.hasPublishedValue(at: subscription.path)
     }
     guard !operations.isEmpty else { return nil }
@@ -163,11 +163,12 @@ final class Fanout {
   /// `existedBefore` (whether the client's copy has a value at `path`) picks `add`, `replace`
   /// or `remove` for a change of the subtree as a whole.
   static func scope(
-    _ patch: [JSON], to path: JSONPointer, existedBefore: Bool,
-    valueAt: (JSONPointer) -> JSON?
+    _ patch: [JSON], to path: JSONPointer, existedBefore: Bool, value: () -> JSON?
   ) -> [JSON] {
+    // `existedBefore` is known, so the parent's kind is never asked.
     guard let parsed = try? JSONPatch(json: .array(patch)),
-      let scoped = parsed.scoped(to: path, existedBefore: existedBefore, valueAt: valueAt)
+      let scoped = parsed.scoped(
+        to: path, existedBefore: existedBefore, value: value, parentIsObject: { false })
     else { return [] }
     return scoped.operations.map(\.json)
   }

@@ -133,6 +133,9 @@ import Testing
     for path in paths {
       #expect(store.publishedValue(at: path) == path.value(in: expected), "at \(path)")
       #expect(store.hasPublishedValue(at: path) == (path.value(in: expected) != nil), "at \(path)")
+      #expect(
+        store.publishedValueIsObject(at: path) == (path.value(in: expected)?.objectValue != nil),
+        "at \(path)")
     }
   }
 

@@ -1,5 +1,6 @@
 import JSON
 import StateKit
+import Synchronization
 import Testing
 
 @testable import StateServer
@@ -9,6 +10,18 @@ private struct Rows: Feature {
   struct Row: Codable, Equatable, Sendable, Identifiable {
     var id: String
     var text: String
+
+    /// Rows encoded so far, to check what a request encodes.
+    static let encoded = Atomic<Int>(0)
+
+    private enum CodingKeys: String, CodingKey { case id, text }
+
+    func encode(to encoder: any Encoder) throws {
+      Self.encoded.add(1, ordering: .relaxed)
+      var container = encoder.container(keyedBy: CodingKeys.self)
+      try container.encode(id, forKey: .id)
+      try container.encode(text, forKey: .text)
+    }
   }
   struct State: Codable, Equatable, Sendable {
     var title = "rows"
@@ -34,7 +47,7 @@ private struct Rows: Feature {
 /// (`Outgoing.serialized`): the same values as the JSON it no longer keeps, and the same
 /// answers to a path, a subscription and a batch.
 @StateActor
-@Suite struct StreamedStateTests {
+@Suite(.serialized) struct StreamedStateTests {
   private func connection() -> (Connection, OutputQueue) {
     let registry = StoreRegistry(features: [Rows().descriptor()], persistence: nil)
     let queue = OutputQueue(maxMessages: 1000)
@@ -120,6 +133,34 @@ private struct Rows: Feature {
     #expect(batch.count == 1)
     #expect(batch[0].0[0]?["result"]?["state"] == expected)
     #expect(batch[0].0[1]?["result"]?["state"] == expected)
+  }
+
+  /// The coalescer weighs a merged patch against the subscribed value: elements left to the
+  /// state count a node each, so a view that outweighs the operations is not encoded to learn
+  /// it (which cost a whole encoding per check, on the path of every edit).
+  @Test func weighingAMergedPatchEncodesNoElement() throws {
+    let (connection, queue) = connection()
+    _ = try send(
+      request(1, "store/open", ["feature": "rows", "store": "r", "state": ["rows": rows(2_500)]]),
+      to: connection, queue)
+    let coalescer = Coalescer(registry: connection.registry)
+    let operation: JSON = ["op": "replace", "path": "/rows/1/text", "value": "x"]
+    var notice = PatchNotice(
+      store: "r", path: "", from: 0, to: 0, operations: Array(repeating: operation, count: 40),
+      cause: nil)
+    notice.weight = PatchNotice.weight(of: notice.operations)
+    let before = Rows.Row.encoded.load(ordering: .relaxed)
+    coalescer.compact(&notice)
+    #expect(Rows.Row.encoded.load(ordering: .relaxed) == before)
+    #expect(notice.operations.count == 40)
+    // A value lighter than the operations is still compacted: one row, encoded alone.
+    var one = PatchNotice(
+      store: "r", path: "/rows/1", from: 0, to: 0,
+      operations: Array(repeating: operation, count: 40), cause: nil)
+    one.weight = PatchNotice.weight(of: one.operations)
+    coalescer.compact(&one)
+    #expect(Rows.Row.encoded.load(ordering: .relaxed) == before + 1)
+    #expect(one.operations.count == 1)
   }
 
   @Test func aSmallViewIsAnsweredAsBefore() throws {

@@ -249,6 +249,18 @@ struct ViewPublisher<View: Encodable & Equatable> {
     return path.value(in: json)
   }
 
+  /// Whether the published value at `path` is an object: the kept JSON says so for every value
+  /// but those inside a left-out array, where only the element on the path is encoded.
+  func isObject(at path: JSONPointer, in view: View) -> Bool {
+    let insideLeftOut = marks.contains {
+      $0.value.elidedCount != nil && $0.key.isProperPrefix(of: path)
+    }
+    guard case .object? = insideLeftOut ? value(at: path, in: view) : path.value(in: json) else {
+      return false
+    }
+    return true
+  }
+
   /// Whether the published view has a value at `path`: without encoding a left-out array, or
   /// more than the element on the path.
   func hasValue(at path: JSONPointer, in view: View) -> Bool {

@@ -19,6 +19,9 @@ public protocol AnyStore: AnyObject {
   func publishedValue(at path: JSONPointer) -> JSON?
   /// Whether the published view has a value at `path`, without encoding it when it can.
   func hasPublishedValue(at path: JSONPointer) -> Bool
+  /// Whether the published value at `path` is an object (false for nil), without encoding a
+  /// large array to find it is one.
+  func publishedValueIsObject(at path: JSONPointer?) -> Bool
   /// Elements of the view that `published` encodes on demand: a lower bound of its node count
   /// that costs nothing (0 for a store that keeps its view whole).
   var publishedElementsLeftOut: Int { get }
@@ -153,6 +156,11 @@ extension AnyStore {
   public func publishedValue(at path: JSONPointer) -> JSON? { path.value(in: published) }
 
   public func hasPublishedValue(at path: JSONPointer) -> Bool { publishedValue(at: path) != nil }
+
+  public func publishedValueIsObject(at path: JSONPointer?) -> Bool {
+    guard let path, case .object? = publishedValue(at: path) else { return false }
+    return true
+  }
 
   public var publishedElementsLeftOut: Int { 0 }
 

@@ -195,6 +195,13 @@ public final class Store<F: Feature>: AnyStore {
     publisher.hasValue(at: path, in: feature.view(of: state))
   }
 
+  /// Whether the published value at `path` is an object: a left-out array is not encoded to
+  /// find it is an array.
+  public func publishedValueIsObject(at path: JSONPointer?) -> Bool {
+    guard let path else { return false }
+    return publisher.isObject(at: path, in: feature.view(of: state))
+  }
+
   /// The elements `published` encodes from the state when asked (a lower bound of its size).
   public var publishedElementsLeftOut: Int { publisher.leftOutElements() }
 
