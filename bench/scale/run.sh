@@ -5,7 +5,7 @@
 # (in memory, with history, persisted), history at most 1.2x none; and the first answer after a
 # restart with the largest store persisted within 1 s.
 # Env: bench/scale/run.sh [SERVER...]   (default: $STATESERVER_BIN, else the release build; give
-# two to compare builds). SIZES=1000,100000 EDITS=2000 OUT=scale.json bench/scale/run.sh;
+# two to compare builds). SIZES=1000,100000 EDITS=10000 OUT=scale.json bench/scale/run.sh;
 # BENCH_SCALE below 1 (a quick run) leaves out 1,000,000 unless SIZES says otherwise.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -20,4 +20,4 @@ if python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) < 1 else 1)" "${BENC
   sizes="1000,100000"
 fi
 exec python3 "$here/scale.py" "${servers[@]}" --echo "$work/echo" \
-  --sizes "${SIZES:-$sizes}" --edits "${EDITS:-2000}" ${OUT:+--out "$OUT"}
+  --sizes "${SIZES:-$sizes}" --edits "${EDITS:-10000}" ${OUT:+--out "$OUT"}

@@ -336,7 +336,7 @@ def main():
     parser.add_argument("--server", required=True, action="append")
     parser.add_argument("--echo", required=True)
     parser.add_argument("--sizes", default="1000,100000,1000000")
-    parser.add_argument("--edits", type=int, default=2000)
+    parser.add_argument("--edits", type=int, default=10000)
     parser.add_argument("--out")
     args = parser.parse_args()
     servers = args.server
