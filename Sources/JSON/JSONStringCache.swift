@@ -14,16 +14,15 @@
 /// (no reference count touched by two threads) and the table holds no memory beyond its fixed
 /// size.
 ///
-/// A string *value* is also kept as the boxed `JSON.string` made for it the first time
-/// (`JSON.string` is `indirect`): a repeated value then costs a retain instead of an allocation
-/// here and a free wherever the request dies, four strings per small request. The box is immutable, so sharing it between the table and the requests
-/// (and so between threads) is safe.
+/// A string *value* is also kept as the `JSON.string` made for it the first time; for a short
+/// string that saves only the check and copy of its bytes (the string is inline in the value).
 ///
-/// Longer string values, of 16 to 32 bytes, are kept too, in a second table, as their boxes
-/// only: each such value costs a box and a separate string storage (two allocations, about
-/// 130 bytes for a 24-byte date), and a large state repeats many of them (the dates of a list
-/// of notes: a state's elements are often made by the same moments). A repeated one is then a
-/// retain; a new one costs a hash of four words and the store in its slot.
+/// Longer string values, of 16 to 32 bytes, are kept too, in a second table: each such value
+/// has a string storage of its own (an allocation, 64 bytes for a 24-byte date), and a large
+/// state often repeats them (the dates of a list of notes: a state's elements are often made by
+/// the same moments). A repeated one is then a retain of the shared storage, which is
+/// immutable, so sharing it between the table and the values is safe; a new one costs a hash of
+/// four words and the store in its slot.
 ///
 /// One table per thread (``current``), never shared, so it needs no lock. This value only
 /// points at the table: the parser holds it without reference counting.

@@ -255,16 +255,14 @@ public struct JSONWriter: ~Copyable {
     append(UInt8(ascii: "]"))
   }
 
-  /// The text of a `.string` value, read where it lies in the value's box: bound as
-  /// `case .string(let string)`, the box and the text were each retained and released (atomic
-  /// operations, two strings per patch operation). The payload of the indirect case is the
-  /// reference to its box, whose `String` follows the heap object header (checked in debug
-  /// builds, where every test that writes a string checks it).
+  /// The text of a `.string` value, read where it lies: bound as `case .string(let string)`,
+  /// the text was retained and released (an atomic operation per string). The case's payload
+  /// is the `String` itself, at the start of the value (checked in debug builds, where every
+  /// test that writes a string checks it).
   @inline(__always)
   private static func text(ofBoxedString value: UnsafePointer<JSON>) -> UnsafePointer<String> {
-    let box = UnsafeRawPointer(value).load(as: UnsafeRawPointer.self)
-    let text = (box + 2 * MemoryLayout<Int>.stride).assumingMemoryBound(to: String.self)
-    assert(value.pointee.stringValue == text.pointee, "the layout of a boxed string changed")
+    let text = UnsafeRawPointer(value).assumingMemoryBound(to: String.self)
+    assert(value.pointee.stringValue == text.pointee, "the layout of a string value changed")
     return text
   }
 
