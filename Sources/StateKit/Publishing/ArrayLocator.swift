@@ -75,7 +75,7 @@ final class ArrayLocator: Encoder {
     KeyedEncodingContainer(LocatingKeyedContainer<Key>(locator: self))
   }
 
-  func unkeyedContainer() -> any UnkeyedEncodingContainer { IgnoringContainer() }
+  func unkeyedContainer() -> any UnkeyedEncodingContainer { DiscardingContainer() }
 
   func singleValueContainer() -> any SingleValueEncodingContainer {
     LocatingSingleValueContainer(locator: self)
@@ -123,17 +123,17 @@ private struct LocatingKeyedContainer<Key: CodingKey>: NullWritingKeyedContainer
     keyedBy keyType: NestedKey.Type, forKey key: Key
   ) -> KeyedEncodingContainer<NestedKey> {
     guard let child = locator.child(key.stringValue) else {
-      return KeyedEncodingContainer(IgnoringKeyedContainer<NestedKey>())
+      return KeyedEncodingContainer(DiscardingKeyedContainer<NestedKey>())
     }
     return KeyedEncodingContainer(LocatingKeyedContainer<NestedKey>(locator: child))
   }
 
   mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-    IgnoringContainer()
+    DiscardingContainer()
   }
 
-  mutating func superEncoder() -> any Encoder { IgnoringEncoder() }
-  mutating func superEncoder(forKey key: Key) -> any Encoder { IgnoringEncoder() }
+  mutating func superEncoder() -> any Encoder { DiscardingEncoder() }
+  mutating func superEncoder(forKey key: Key) -> any Encoder { DiscardingEncoder() }
 }
 
 private struct LocatingSingleValueContainer: SingleValueEncodingContainer {
@@ -157,45 +157,4 @@ private struct LocatingSingleValueContainer: SingleValueEncodingContainer {
   mutating func encode(_ value: UInt64) throws {}
   /// The value stands at the same path (a wrapper's inner value).
   mutating func encode<T: Encodable>(_ value: T) throws { try value.encode(to: locator) }
-}
-
-/// Where the values off the path go: nowhere.
-private struct IgnoringEncoder: Encoder {
-  var codingPath: [any CodingKey] { [] }
-  var userInfo: [CodingUserInfoKey: Any] { [:] }
-  func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-    KeyedEncodingContainer(IgnoringKeyedContainer<Key>())
-  }
-  func unkeyedContainer() -> any UnkeyedEncodingContainer { IgnoringContainer() }
-  func singleValueContainer() -> any SingleValueEncodingContainer { IgnoringContainer() }
-}
-
-private struct IgnoringKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
-  var codingPath: [any CodingKey] { [] }
-  mutating func encodeNil(forKey key: Key) throws {}
-  mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {}
-  mutating func nestedContainer<NestedKey: CodingKey>(
-    keyedBy keyType: NestedKey.Type, forKey key: Key
-  ) -> KeyedEncodingContainer<NestedKey> {
-    KeyedEncodingContainer(IgnoringKeyedContainer<NestedKey>())
-  }
-  mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-    IgnoringContainer()
-  }
-  mutating func superEncoder() -> any Encoder { IgnoringEncoder() }
-  mutating func superEncoder(forKey key: Key) -> any Encoder { IgnoringEncoder() }
-}
-
-private struct IgnoringContainer: UnkeyedEncodingContainer, SingleValueEncodingContainer {
-  var codingPath: [any CodingKey] { [] }
-  var count: Int { 0 }
-  mutating func encodeNil() throws {}
-  mutating func encode<T: Encodable>(_ value: T) throws {}
-  mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type)
-    -> KeyedEncodingContainer<NestedKey>
-  {
-    KeyedEncodingContainer(IgnoringKeyedContainer<NestedKey>())
-  }
-  mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer { IgnoringContainer() }
-  mutating func superEncoder() -> any Encoder { IgnoringEncoder() }
 }
