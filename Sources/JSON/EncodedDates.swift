@@ -11,7 +11,7 @@
 #endif
 
 /// The encoded form of the dates a thread encoded lately, so that a date encoded again is the
-/// same boxed string rather than a new one.
+/// same string, its storage shared, rather than a new one.
 ///
 /// A date's wire form is 24 bytes, past what Swift keeps inline, so each encoded date was a box
 /// and a string storage of its own (two allocations, about 130 bytes), and an encoded state

@@ -34,16 +34,8 @@ public struct JSONValueDecoder: Sendable {
     -> T
   {
     let ledger = refusesUnknownKeys ? KeyLedger() : nil
-    let decoder = ValueDecoder(value: json, parent: nil, key: nil, ledger: ledger)
-    let value: T
-    do {
-      value = try decoder.decodeValue(T.self)
-    } catch {
-      _ = ledger?.finish()
-      throw JSONDecodingError(error, at: [])
-    }
-    if let unknown = ledger?.finish() { throw unknown }
-    return value
+    return try decode(
+      T.self, with: ValueDecoder(value: json, parent: nil, key: nil, ledger: ledger))
   }
 
   /// Decodes a `T` from `json`, which it consumes: the arrays and objects inside are handed
@@ -59,16 +51,23 @@ public struct JSONValueDecoder: Sendable {
     throws(JSONDecodingError) -> T
   {
     let ledger = refusesUnknownKeys ? KeyLedger() : nil
-    let decoder = ValueDecoder(
-      value: json, parent: nil, key: nil, ledger: ledger, consumes: true)
+    return try decode(
+      T.self,
+      with: ValueDecoder(value: json, parent: nil, key: nil, ledger: ledger, consumes: true))
+  }
+
+  /// The root `decoder`'s `T`, with the unknown keys its ledger found (when it keeps one).
+  private func decode<T: Decodable>(_ type: T.Type, with decoder: ValueDecoder)
+    throws(JSONDecodingError) -> T
+  {
     let value: T
     do {
       value = try decoder.decodeValue(T.self)
     } catch {
-      _ = ledger?.finish()
+      _ = decoder.ledger?.finish()
       throw JSONDecodingError(error, at: [])
     }
-    if let unknown = ledger?.finish() { throw unknown }
+    if let unknown = decoder.ledger?.finish() { throw unknown }
     return value
   }
 }
