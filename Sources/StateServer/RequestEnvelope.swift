@@ -34,202 +34,117 @@ struct RequestEnvelope: Sendable {
 
   /// The request `line` holds, or `nil` when it is not a plain request (see above).
   init?(reading line: UnsafeRawBufferPointer) {
-    guard let base = line.baseAddress else { return nil }
-    var reader = Reader(base: base.assumingMemoryBound(to: UInt8.self), count: line.count)
-    guard let (id, method, params) = reader.request() else { return nil }
+    guard var scanner = EnvelopeScanner(line), let (id, method, params) = scanner.request()
+    else { return nil }
     (self.id, self.method, self.params) = (id, method, params)
-  }
-
-  /// Reads the line's bytes by pointer, each read checked against `count`.
-  private struct Reader {
-    let base: UnsafePointer<UInt8>
-    let count: Int
-    var at = 0
-
-    /// The members read; each is a bit of `seen`.
-    private enum Member: UInt8 {
-      case jsonrpc = 1, id = 2, method = 4, params = 8
-    }
-
-    mutating func request() -> (id: JSON?, method: String, params: JSON?)? {
-      skipSpace()
-      guard take(.openBrace) else { return nil }
-      let strings = JSONStringCache.current
-      var id: JSON?
-      var method: String?
-      var params: JSON?
-      var seen: UInt8 = 0
-      repeat {
-        skipSpace()
-        guard let key = plainString(), let member = member(key), seen & member.rawValue == 0
-        else { return nil }
-        seen |= member.rawValue
-        skipSpace()
-        guard take(.colon) else { return nil }
-        skipSpace()
-        switch member {
-        case .jsonrpc:
-          guard let version = plainString(), Self.equal(version, "2.0") else { return nil }
-        case .method:
-          guard let text = plainString() else { return nil }
-          method = strings.string(text)
-        case .id:
-          guard let value = self.id(strings) else { return nil }
-          id = value
-        case .params:
-          guard let value = self.params(strings) else { return nil }
-          params = value
-        }
-        skipSpace()
-      } while take(.comma)
-      guard take(.closeBrace), seen & Member.jsonrpc.rawValue != 0, let method else { return nil }
-      skipSpace()
-      return at == count ? (id, method, params) : nil
-    }
-
-    /// The params: an object's members are read here while each value is a plain string or
-    /// an object or array (which jansson parses); any other object, and an array, is jansson's
-    /// whole. The plain strings are where a `dispatch` names its store (`"store":"cart"`) and
-    /// its `"wait"`; the action, the value a feature defines, is always jansson's.
-    private mutating func params(_ strings: JSONStringCache) -> JSON? {
-      let start = at
-      if let object = paramsObject(strings) { return object }
-      at = start
-      return structure(levelsAbove: 1)
-    }
-
-    /// An object of at most `JSONObject.linearLimit` members (so it needs no key index) whose
-    /// keys are plain and whose values are plain strings or structures; `nil` for any other.
-    private mutating func paramsObject(_ strings: JSONStringCache) -> JSON? {
-      guard take(.openBrace) else { return nil }
-      var object = JSONObject(reservingCapacity: 4)
-      skipSpace()
-      if take(.closeBrace) { return .object(object) }
-      repeat {
-        skipSpace()
-        guard object.count < JSONObject.linearLimit, let keyBytes = plainString() else {
-          return nil
-        }
-        // A repeated key is refused by the whole parse, which says where (plain ASCII keys are
-        // equal exactly when their bytes are).
-        let key = strings.string(keyBytes)
-        guard object.position(of: key) == nil else { return nil }
-        skipSpace()
-        guard take(.colon) else { return nil }
-        skipSpace()
-        guard at < count else { return nil }
-        switch base[at] {
-        case .quote:
-          guard let text = plainString() else { return nil }
-          object.appendUnindexed(key, strings.value(text))
-        case .openBrace, .openBracket:
-          guard let value = structure(levelsAbove: 2) else { return nil }
-          object.appendUnindexed(key, value)
-        default:
-          return nil
-        }
-        skipSpace()
-      } while take(.comma)
-      return take(.closeBrace) ? .object(object) : nil
-    }
-
-    /// The object or array here, parsed by jansson.
-    private mutating func structure(levelsAbove: Int) -> JSON? {
-      let rest = UnsafeRawBufferPointer(start: base + at, count: count - at)
-      guard let (value, taken) = JSON.parsingLeadingStructure(rest, levelsAbove: levelsAbove)
-      else { return nil }
-      at += taken
-      return value
-    }
-
-    /// The member a key names; `nil` for any other key.
-    private func member(_ key: UnsafeRawBufferPointer) -> Member? {
-      switch key.count {
-      case 2: return Self.equal(key, "id") ? .id : nil
-      case 6: return Self.equal(key, "method") ? .method : Self.equal(key, "params") ? .params : nil
-      case 7: return Self.equal(key, "jsonrpc") ? .jsonrpc : nil
-      default: return nil
-      }
-    }
-
-    private static func equal(_ text: UnsafeRawBufferPointer, _ literal: StaticString) -> Bool {
-      guard let start = text.baseAddress, text.count == literal.utf8CodeUnitCount else {
-        return false
-      }
-      return memcmp(start, literal.utf8Start, text.count) == 0
-    }
-
-    /// The bytes between the quotes of a string of ASCII without escapes or control bytes.
-    /// (Byte by byte: the framing's strings are short, and reading them a word at a time
-    /// measured no cheaper.)
-    private mutating func plainString() -> UnsafeRawBufferPointer? {
-      guard take(.quote) else { return nil }
-      let start = at
-      while at < count {
-        let byte = base[at]
-        if byte == .quote {
-          at &+= 1
-          return UnsafeRawBufferPointer(start: base + start, count: at &- 1 &- start)
-        }
-        guard byte >= 0x20, byte < 0x80, byte != .backslash else { return nil }
-        at &+= 1
-      }
-      return nil
-    }
-
-    /// A plain string, `null`, or an integer of at most 18 digits, so it fits `Int64` without
-    /// a check. A longer number, a fraction or an exponent leaves a byte that is not a separator
-    /// after the digits read, and the line goes to the whole parse.
-    private mutating func id(_ strings: JSONStringCache) -> JSON? {
-      guard at < count else { return nil }
-      switch base[at] {
-      case .quote:
-        return plainString().map(strings.value)
-      case UInt8(ascii: "n"):
-        guard count - at >= 4, memcmp(base + at, "null", 4) == 0 else { return nil }
-        at += 4
-        return .null
-      default:
-        let negative = take(.minus)
-        let start = at
-        var value: Int64 = 0
-        while at < count, at - start < 18 {
-          let digit = base[at] &- UInt8(ascii: "0")
-          guard digit < 10 else { break }
-          value = value &* 10 &+ Int64(digit)
-          at += 1
-        }
-        // No leading zero: JSON has none, and "01" is two tokens to jansson.
-        guard at > start, at - start == 1 || base[start] != UInt8(ascii: "0") else { return nil }
-        return .integer(negative ? -value : value)
-      }
-    }
-
-    /// Skips JSON's whitespace: space, tab, line feed, carriage return.
-    private mutating func skipSpace() {
-      while at < count {
-        switch base[at] {
-        case 0x20, 0x09, 0x0A, 0x0D: at += 1
-        default: return
-        }
-      }
-    }
-
-    private mutating func take(_ byte: UInt8) -> Bool {
-      guard at < count, base[at] == byte else { return false }
-      at += 1
-      return true
-    }
   }
 }
 
-extension UInt8 {
-  fileprivate static let openBrace = UInt8(ascii: "{")
-  fileprivate static let closeBrace = UInt8(ascii: "}")
-  fileprivate static let openBracket = UInt8(ascii: "[")
-  fileprivate static let colon = UInt8(ascii: ":")
-  fileprivate static let comma = UInt8(ascii: ",")
-  fileprivate static let quote = UInt8(ascii: "\"")
-  fileprivate static let backslash = UInt8(ascii: "\\")
-  fileprivate static let minus = UInt8(ascii: "-")
+/// The request's members, read in place (see `RequestEnvelope`).
+extension EnvelopeScanner {
+  /// The members read; each is a bit of `seen`.
+  private enum Member: UInt8 {
+    case jsonrpc = 1, id = 2, method = 4, params = 8
+  }
+
+  fileprivate mutating func request() -> (id: JSON?, method: String, params: JSON?)? {
+    skipSpace()
+    guard take(.openBrace) else { return nil }
+    let strings = JSONStringCache.current
+    var id: JSON?
+    var method: String?
+    var params: JSON?
+    var seen: UInt8 = 0
+    repeat {
+      skipSpace()
+      guard let key = plainString(), let member = member(key), seen & member.rawValue == 0
+      else { return nil }
+      seen |= member.rawValue
+      skipSpace()
+      guard take(.colon) else { return nil }
+      skipSpace()
+      switch member {
+      case .jsonrpc:
+        guard let version = plainString(), Self.equal(version, "2.0") else { return nil }
+      case .method:
+        guard let text = plainString() else { return nil }
+        method = strings.string(text)
+      case .id:
+        guard let value = self.id(strings) else { return nil }
+        id = value
+      case .params:
+        guard let value = self.params(strings) else { return nil }
+        params = value
+      }
+      skipSpace()
+    } while take(.comma)
+    guard take(.closeBrace), seen & Member.jsonrpc.rawValue != 0, let method else { return nil }
+    skipSpace()
+    return at == count ? (id, method, params) : nil
+  }
+
+  /// The params: an object's members are read here while each value is a plain string or
+  /// an object or array (which jansson parses); any other object, and an array, is jansson's
+  /// whole. The plain strings are where a `dispatch` names its store (`"store":"cart"`) and
+  /// its `"wait"`; the action, the value a feature defines, is always jansson's.
+  private mutating func params(_ strings: JSONStringCache) -> JSON? {
+    let start = at
+    if let object = paramsObject(strings) { return object }
+    at = start
+    return structure(levelsAbove: 1)
+  }
+
+  /// An object of at most `JSONObject.linearLimit` members (so it needs no key index) whose
+  /// keys are plain and whose values are plain strings or structures; `nil` for any other.
+  private mutating func paramsObject(_ strings: JSONStringCache) -> JSON? {
+    guard take(.openBrace) else { return nil }
+    var object = JSONObject(reservingCapacity: 4)
+    skipSpace()
+    if take(.closeBrace) { return .object(object) }
+    repeat {
+      skipSpace()
+      guard object.count < JSONObject.linearLimit, let keyBytes = plainString() else {
+        return nil
+      }
+      // A repeated key is refused by the whole parse, which says where (plain ASCII keys are
+      // equal exactly when their bytes are).
+      let key = strings.string(keyBytes)
+      guard object.position(of: key) == nil else { return nil }
+      skipSpace()
+      guard take(.colon) else { return nil }
+      skipSpace()
+      guard at < count else { return nil }
+      switch base[at] {
+      case .quote:
+        guard let text = plainString() else { return nil }
+        object.appendUnindexed(key, strings.value(text))
+      case .openBrace, .openBracket:
+        guard let value = structure(levelsAbove: 2) else { return nil }
+        object.appendUnindexed(key, value)
+      default:
+        return nil
+      }
+      skipSpace()
+    } while take(.comma)
+    return take(.closeBrace) ? .object(object) : nil
+  }
+
+  /// The object or array here, parsed by jansson.
+  private mutating func structure(levelsAbove: Int) -> JSON? {
+    let rest = UnsafeRawBufferPointer(start: base + at, count: count - at)
+    guard let (value, taken) = JSON.parsingLeadingStructure(rest, levelsAbove: levelsAbove)
+    else { return nil }
+    at += taken
+    return value
+  }
+
+  /// The member a key names; `nil` for any other key.
+  private func member(_ key: UnsafeRawBufferPointer) -> Member? {
+    switch key.count {
+    case 2: return Self.equal(key, "id") ? .id : nil
+    case 6: return Self.equal(key, "method") ? .method : Self.equal(key, "params") ? .params : nil
+    case 7: return Self.equal(key, "jsonrpc") ? .jsonrpc : nil
+    default: return nil
+    }
+  }
 }
