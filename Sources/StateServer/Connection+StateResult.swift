@@ -13,8 +13,20 @@ extension Connection {
       result["state"] = store.published
       return .result(.object(result), barriers: [store.id])
     }
-    // Handed on in pieces as the buffer fills: neither a buffer grown to the whole text (and
-    // the copies its doublings make) nor a copy of it at the end.
+    return writtenResult(
+      head, barriers: [store.id], writingState: store.writePublished, else: store.published)
+  }
+
+  /// A result made of `head`'s members and `"state"`, which `writeState` writes as text.
+  /// Handed on in pieces as the buffer fills: neither a buffer grown to the whole text (and
+  /// the copies its doublings make) nor a copy of it at the end. When the state is not writable
+  /// (a value JSON cannot hold), the result carries `fallback()`, whose JSON path reports it as
+  /// it always did.
+  func writtenResult(
+    _ head: JSONObject, barriers: [String],
+    writingState writeState: (inout JSONWriter) throws -> Void,
+    else fallback: @autoclosure () -> JSON
+  ) -> Outcome {
     let piece = 1 << 20
     var pieces: [[UInt8]] = []
     var writer = JSONWriter(capacity: piece)
@@ -28,16 +40,15 @@ extension Connection {
           writer.append(UInt8(ascii: ","))
         }
         writer.append(#""state":"#)
-        try store.writePublished(to: &writer)
+        try writeState(&writer)
         writer.append(UInt8(ascii: "}"))
       }
     } catch {
-      // Not writable (a value JSON cannot hold): the JSON path reports it as it always did.
       var result = head
-      result["state"] = store.published
-      return .result(.object(result), barriers: [store.id])
+      result["state"] = fallback()
+      return .result(.object(result), barriers: barriers)
     }
     writer.withUnsafeBytes { pieces.append([UInt8]($0)) }
-    return .serialized(pieces, barriers: [store.id])
+    return .serialized(pieces, barriers: barriers)
   }
 }

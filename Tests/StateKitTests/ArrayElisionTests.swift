@@ -168,6 +168,47 @@ import Testing
     }
   }
 
+  /// A past view held apart (`Store.pastView(at:)`, the state reduced again from the
+  /// checkpoint) is the view published then, written whole or read at a path; after a skip,
+  /// the versions before it are left to the reversals, which still give the views published.
+  @Test func heldPastViewsAreThoseOfTheWholeJSON() throws {
+    let store = store(threshold: 0, history: true)
+    var views: [UInt64: JSON] = [0: store.published]
+    for action in randomActions(seed: 11, count: 200) + [.add(id: "last", title: "l", at: nil)] {
+      store.send(action)
+      views[store.version] = try JSONValueEncoder().encode(Shelf().view(of: store.state))
+    }
+    let first = try #require(store.firstHeldVersion)
+    var held = 0
+    for version in first...store.version {
+      guard let past = try store.pastView(at: version) else { continue }
+      held += 1
+      var writer = JSONWriter(capacity: 256)
+      try past.write(to: &writer)
+      let text = writer.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+      #expect(try JSON(parsing: text) == views[version], "version \(version)")
+      for path in ["/books", "/books/0", "/books/0/title", "/books/9"] {
+        let pointer = try JSONPointer(parsing: path)
+        #expect(past.value(at: pointer) == views[version].flatMap(pointer.value(in:)), "\(path)")
+      }
+    }
+    // Versions whose view left elements out (the array was not empty) were held apart.
+    #expect(held > 0)
+    // After a skip, every version before it keeps the view it published (the skipped action's
+    // too), held apart or walked back.
+    let skipped = try #require(store.historyEntries(since: first, limit: 1000).last?.version)
+    try store.skip(entryAt: skipped, skipped: true, cause: nil)
+    views[store.version] = try JSONValueEncoder().encode(Shelf().view(of: store.state))
+    #expect(views[store.version] != views[skipped])
+    for version in [first, skipped - 1, skipped, store.version] {
+      var writer = JSONWriter(capacity: 256)
+      try #require(try store.pastView(at: version)).write(to: &writer)
+      let text = writer.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+      #expect(try JSON(parsing: text) == views[version], "version \(version) after the skip")
+      #expect(try store.published(at: version) == views[version], "version \(version)")
+    }
+  }
+
   /// An edit under a left-out array is taken back from the log: no rebuild from the
   /// checkpoint (its reversal is complete), unless the array was replaced whole.
   @Test func anElementsEditIsTakenBackFromTheLog() throws {

@@ -8,6 +8,7 @@ extension AnyStore {
   public var firstHeldVersion: UInt64? { nil }
   public func historyEntries(since: UInt64?, limit: Int) -> [HistoryEntry] { [] }
   public func published(at version: UInt64) throws(HistoryError) -> JSON { throw .off }
+  public func pastView(at version: UInt64) throws(HistoryError) -> (any HeldView)? { nil }
   public func rewind(to version: UInt64, cause: JSON?) throws(HistoryError) -> UInt64 {
     throw .off
   }

@@ -208,6 +208,19 @@ final class HistoryLog {
     return true
   }
 
+  /// The actions toggled by a `history/skip` made after `version`, each with the flag it had
+  /// at `version` (by entry `seq`): a skip toggles its entry, so before it the flag was the
+  /// opposite of the one it set. Empty while no skip after `version` is held.
+  func skippedFlags(at version: UInt64) -> [UInt64: Bool] {
+    var flags: [UInt64: Bool] = [:]
+    for offset in stride(from: count - 1, through: 0, by: -1) {
+      let item = self[offset]
+      guard item.version > version else { break }
+      if case .skip(let entry, let skipped) = item.kind { flags[entry] = !skipped }
+    }
+    return flags
+  }
+
   /// Every entry held, oldest first.
   var held: [Item] { (0..<count).map { self[$0] } }
 

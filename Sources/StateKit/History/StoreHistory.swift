@@ -200,6 +200,22 @@ extension Store {
   /// private state). Actions turned off by `history/skip` are left out, so after a skip this is
   /// the state at `version` on the timeline as it is now (StoreBranching.swift).
   public func state(at version: UInt64) throws(HistoryError) -> F.State {
+    try state(at: version, skippedThen: [:])
+  }
+
+  /// The private state as it was when `version` was published: `state(at:)` with each action
+  /// that a later `history/skip` toggled reduced (or not) as it was then. A skip recomputes the
+  /// states after the action it toggles, but the views published before it stay
+  /// (`published(at:)`).
+  func state(asPublishedAt version: UInt64) throws(HistoryError) -> F.State {
+    guard let history, history.keepsEntries else { throw .off }
+    return try state(at: version, skippedThen: history.skippedFlags(at: version))
+  }
+
+  /// `state(at:)`, an action whose entry `skippedThen` names being skipped as it says.
+  private func state(at version: UInt64, skippedThen: [UInt64: Bool]) throws(HistoryError)
+    -> F.State
+  {
     guard let history, history.keepsEntries else { throw .off }
     guard version <= self.version else { throw .future(current: self.version) }
     guard version >= history.firstVersion else { throw .evicted(oldest: history.firstVersion) }
@@ -208,7 +224,8 @@ extension Store {
     for item in history.path(to: version) {
       if case .rewind = item.kind, let restored = item.payload as? F.State {
         past = restored
-      } else if case .action = item.kind, !item.skipped, let action = Self.action(in: item.payload)
+      } else if case .action = item.kind, !(skippedThen[item.seq] ?? item.skipped),
+        let action = Self.action(in: item.payload)
       {
         _ = ReduceTime.reducing(at: item.at) { feature.reduce(into: &past, action: action) }
       }
@@ -217,8 +234,9 @@ extension Store {
   }
 
   /// The published view at `version`: the view now with the later entries taken back
-  /// (HistoryLog.view(at:from:)). Only if a reversal did not apply (a bug), the checkpoint's
-  /// state with the actions after it reduced again, encoded.
+  /// (HistoryLog.view(at:from:)). When a reversal does not apply (one that replaced a
+  /// left-out array whole: its old elements were never encoded), the state as it was then,
+  /// reduced again from the checkpoint, encoded.
   public func published(at version: UInt64) throws(HistoryError) -> JSON {
     if let history, history.keepsEntries, version <= self.version,
       version >= history.firstVersion
@@ -226,7 +244,7 @@ extension Store {
       if version == self.version { return published }
       if let view = history.view(at: version, from: published) { return view }
     }
-    let past = try state(at: version)
+    let past = try state(asPublishedAt: version)
     return (try? JSONValueEncoder().encode(feature.view(of: past))) ?? .null
   }
 

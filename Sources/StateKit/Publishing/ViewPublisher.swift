@@ -206,6 +206,9 @@ struct ViewPublisher<View: Encodable & Equatable> {
     if recordsReversal { reversal.append(elision.reversal) }
   }
 
+  /// The size from which an `IdentifiedArray`'s elements are left to the state.
+  var elisionThreshold: Int { walker.elisionThreshold }
+
   /// The published view in full: the kept JSON with the elements of every left-out array
   /// encoded from `view`, which must be the view last published. O(view) when arrays are left
   /// out; the kept JSON itself otherwise.

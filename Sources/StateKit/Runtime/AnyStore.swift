@@ -73,6 +73,9 @@ public protocol AnyStore: AnyObject {
   func historyEntries(since: UInt64?, limit: Int) -> [HistoryEntry]
   /// The published view as it was at `version`.
   func published(at version: UInt64) throws(HistoryError) -> JSON
+  /// The view at `version` held apart, when the view leaves a large array's elements to the
+  /// state (nil otherwise: `published(at:)`), so it is written without a tree of them.
+  func pastView(at version: UInt64) throws(HistoryError) -> (any HeldView)?
   /// Makes the state at `version` current as a new version; returns that version.
   @discardableResult
   func rewind(to version: UInt64, cause: JSON?) throws(HistoryError) -> UInt64

@@ -64,21 +64,40 @@ extension Connection {
     let storeID = params.store
     let path = params.path.orRoot
     guard let store = registry.store(storeID) else { throw .unknownStore(storeID) }
+    let head: JSONObject = ["store": .string(storeID), "version": .integer(Int64(version))]
+    let missing = RPCError.invalidParams(
+      pointer: "/path",
+      reason:
+        "the state of '\(storeID)' had no value at '\(path.description)' at version \(version)")
+    // A view that leaves a large array's elements to the state is held apart and written as
+    // text, never walked back as a tree of every element (`Store.pastView(at:)`).
+    let past: (any HeldView)?
+    do {
+      past = try store.pastView(at: version)
+    } catch {
+      throw .versionUnavailable(error, store: storeID, asked: version)
+    }
+    if let past {
+      if path.isRoot {
+        return writtenResult(
+          head, barriers: [], writingState: past.write,
+          else: (try? store.published(at: version)) ?? .null)
+      }
+      guard let value = past.value(at: path) else { throw missing }
+      var result = head
+      result["state"] = value
+      return .result(.object(result))
+    }
     let state: JSON
     do {
       state = try store.published(at: version)
     } catch {
       throw .versionUnavailable(error, store: storeID, asked: version)
     }
-    guard let value = path.value(in: state) else {
-      throw .invalidParams(
-        pointer: "/path",
-        reason:
-          "the state of '\(storeID)' had no value at '\(path.description)' at version \(version)"
-      )
-    }
-    return .result(
-      ["store": .string(storeID), "version": .integer(Int64(version)), "state": value])
+    guard let value = path.value(in: state) else { throw missing }
+    var result = head
+    result["state"] = value
+    return .result(.object(result))
   }
 
   /// `store/rewind {store, version}`: the state at `version` becomes current as a new version.
