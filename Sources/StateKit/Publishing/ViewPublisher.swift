@@ -112,7 +112,7 @@ struct ViewPublisher<View: Encodable & Equatable> {
   static func restored(
     _ view: View, encoded json: consuming JSON, replacesUpdatedElements: Bool = false
   ) -> ViewPublisher {
-    if holdsArray(json, ofAtLeast: ArrayElision.threshold) {
+    if json.holdsElidedArray {
       return ViewPublisher(view, replacesUpdatedElements: replacesUpdatedElements)
     }
     return ViewPublisher(view, keeping: json, replacesUpdatedElements: replacesUpdatedElements)
@@ -136,16 +136,6 @@ struct ViewPublisher<View: Encodable & Equatable> {
   }
 
   /// Whether some array in `json`, at any depth, has at least `count` elements.
-  private static func holdsArray(_ json: JSON, ofAtLeast count: Int) -> Bool {
-    switch json {
-    case .array(let elements):
-      return elements.count >= count || elements.contains { holdsArray($0, ofAtLeast: count) }
-    case .object(let object):
-      return (0..<object.count).contains { holdsArray(object.value(at: $0), ofAtLeast: count) }
-    default: return false
-    }
-  }
-
   /// Makes `view` the published one; returns the operations from the previous one (empty
   /// when the view did not change).
   mutating func update(to view: View) -> [JSON] {

@@ -60,6 +60,10 @@ public protocol Feature: Sendable {
   /// does not grow with the rest; it promises that every other part decodes to exactly what was
   /// saved, and answers `nil` for a saved state it did not write (members it never writes).
   ///
+  /// A saved state holding an array of 1,000 elements or more (`JSON.holdsElidedArray`) is
+  /// decoded consuming, each element's JSON let go as it is decoded: `saved` then has every
+  /// such array emptied, and `nil` counts as changed (there is nothing left to compare with).
+  ///
   /// ```swift
   /// static func decodingChanged(_ state: State, from saved: JSON) -> Bool? {
   ///   !decoded(state.sync, isSaved: saved["sync"])  // `init(from:)` settles only the sync

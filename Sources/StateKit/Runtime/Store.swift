@@ -143,7 +143,18 @@ public final class Store<F: Feature>: AnyStore {
   private static func restore(_ saved: consuming (state: JSON, version: UInt64)?)
     throws(ActionError) -> (F.State, UInt64)?
   {
-    guard let saved else { return nil }
+    guard let (json, version) = consume saved else { return nil }
+    if json.holdsElidedArray {
+      // A large array is decoded consuming, its parsed elements let go one by one: its JSON is
+      // of no use after (the store keeps those elements in its typed state alone), and a
+      // restore never holds the whole tree and the whole state at once. The feature compares
+      // with the rest of what was saved; one that does not say is taken as changed.
+      let rest = json.emptyingElidedArrays()
+      let state = try decodeState(consuming: consume json, what: "snapshot")
+      let changed = F.decodingChanged(state, from: rest) ?? true
+      return (state, changed ? version &+ 1 : version)
+    }
+    let saved = (state: json, version: version)
     let state = try decodeState(saved.state, what: "snapshot")
     let changed =
       F.decodingChanged(state, from: saved.state)

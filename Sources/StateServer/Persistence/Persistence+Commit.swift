@@ -12,8 +12,8 @@ extension Persistence {
     let journaled = store as? any JournaledStore
     // A store that resumed at its saved version holds the state saved (its decoding changed
     // nothing): the saved JSON is its state's encoding, and the journal starts from it instead
-    // of encoding the whole state again.
-    let encoded = continues ? saved?.state : nil
+    // of encoding the whole state again (unless `restore` let it go: `null`).
+    let encoded = continues && saved?.state != .null ? saved?.state : nil
     saved?.state = .null
     journaled?.journalState(startingFrom: consume encoded)
     if journaled?.publishesStatePatches == false {

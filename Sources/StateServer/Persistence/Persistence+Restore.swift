@@ -38,7 +38,12 @@ extension Persistence {
       return nil
     }
     // Kept for `attach`, the state included: a store that resumes unchanged journals from it.
-    restored[storeID] = saved
+    // Not a state holding a large array: the journal leaves its elements to the typed state
+    // and starts without this JSON, and a copy held here would keep the whole tree alive
+    // through the decode, which lets go of each element's tree as it decodes it.
+    var kept = saved
+    if saved.state.holdsElidedArray { kept.state = .null }
+    restored[storeID] = kept
     return (saved.state, saved.version)
   }
 
