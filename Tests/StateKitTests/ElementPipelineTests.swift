@@ -1,3 +1,4 @@
+import Dispatch
 import JSON
 import Testing
 
@@ -11,23 +12,48 @@ import Testing
   struct Book: Encodable, Equatable, Identifiable, Sendable {
     var id: Int
     var title: String
-    /// Its `encode(to:)` throws: a feature's encoding that fails.
-    var fails = false
+    var role = Role.plain
+
+    enum Role: Equatable, Sendable {
+      case plain
+      /// Its `encode(to:)` throws: a feature's encoding that fails.
+      case fails
+      /// Says the worker has begun its first batch, then encodes.
+      case startsTheWorker(Rendezvous)
+      /// Waits until the worker has begun, then throws: the state's thread fails while the
+      /// worker holds the array.
+      case failsOnceTheWorkerRuns(Rendezvous)
+    }
 
     enum CodingKeys: String, CodingKey {
       case id, title
     }
 
     func encode(to encoder: any Encoder) throws {
-      if fails { throw BookError.unencodable(id) }
+      switch role {
+      case .plain: break
+      case .fails: throw BookError.unencodable(id)
+      case .startsTheWorker(let rendezvous): rendezvous.workerBegan.signal()
+      case .failsOnceTheWorkerRuns(let rendezvous):
+        // Bounded so that a worker the thread pool never starts fails the test, not hangs it.
+        let began = rendezvous.workerBegan.wait(timeout: .now() + .seconds(30)) == .success
+        throw began ? BookError.unencodable(id) : BookError.workerNeverBegan
+      }
       var container = encoder.container(keyedBy: CodingKeys.self)
       try container.encode(id, forKey: .id)
       try container.encode(title, forKey: .title)
     }
   }
 
+  final class Rendezvous: Equatable, Sendable {
+    let workerBegan = DispatchSemaphore(value: 0)
+
+    static func == (left: Rendezvous, right: Rendezvous) -> Bool { left === right }
+  }
+
   enum BookError: Error, Equatable {
     case unencodable(Int)
+    case workerNeverBegan
   }
 
   /// A view whose large array is not at the top: `/shelf/books`.
@@ -44,7 +70,9 @@ import Testing
 
   private func books(_ count: Int, failingAt failing: Int? = nil) -> IdentifiedArray<Book> {
     IdentifiedArray(
-      (0..<count).map { Book(id: $0, title: "book \($0 % 97) \"q\"", fails: $0 == failing) })
+      (0..<count).map {
+        Book(id: $0, title: "book \($0 % 97) \"q\"", role: $0 == failing ? .fails : .plain)
+      })
   }
 
   private func view(_ books: IdentifiedArray<Book>) -> NestedView {
@@ -106,6 +134,29 @@ import Testing
     books.append(Book(id: -1, title: "new"))
     #expect(books.revision.lineage == before.lineage)
     #expect(books.revision.number == before.number + 1)
+  }
+
+  @Test func theWorkerLetsGoOfTheArrayWhenTheStateThreadFails() throws {
+    // The state's thread fails on the first element while the worker is inside batch 1,
+    // whose first element said it began: the write must not return before the worker let go.
+    let rendezvous = Rendezvous()
+    var books = IdentifiedArray(
+      (0..<20_000).map { id in
+        Book(
+          id: id, title: "b",
+          role: id == 0
+            ? .failsOnceTheWorkerRuns(rendezvous)
+            : id == 1_024 ? .startsTheWorker(rendezvous) : .plain)
+      })
+    let publisher = ViewPublisher(view(books), elisionThreshold: 1_000)
+    do {
+      let written = written(view(books), by: publisher, twoThreadsFrom: 0)
+      #expect(written.error == .unencodable(0))
+      #expect(written.text == Array("{\"title\":\"t\",\"shelf\":{\"name\":\"s\",\"books\":[".utf8))
+    }
+    let before = books.revision
+    books.append(Book(id: -1, title: "new"))
+    #expect(books.revision.lineage == before.lineage)
   }
 
   @Test func aStoresWholeViewIsTheOneThreadText() throws {
