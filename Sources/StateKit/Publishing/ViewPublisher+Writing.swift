@@ -82,16 +82,15 @@ extension ViewPublisher {
   private func writeElements(
     ofArrayAt path: JSONPointer, _ view: View, to writer: inout JSONWriter, batch: Batches
   ) throws {
+    writer.append(UInt8(ascii: "["))
     if let text = try ArrayLocator.elementText(ofArrayAt: path, in: view),
       text.count >= batch.twoThreadsFrom
     {
-      writer.append(UInt8(ascii: "["))
       try ElementPipeline.write(
         text, batch: batch.size, window: Self.pipelineWindow, to: &writer)
       writer.append(UInt8(ascii: "]"))
       return
     }
-    writer.append(UInt8(ascii: "["))
     var start = 0
     while true {
       let end = start + batch.size
