@@ -78,3 +78,20 @@ def test_a_100k_note_state_round_trips_through_edits_rewinds_and_a_restart(spawn
     client.rewind("big", saved_version, timeout=120)
     assert state_of(client)[1] == saved
     assert client.close(timeout=120) == 0
+
+
+def test_every_whole_view_of_100k_notes_is_the_opened_state(spawn):
+    """The answers that write a whole view from the state (`store/open`, `state/get`,
+    `state/subscribe`, `store/fork`) write a large array's elements on two threads
+    (ElementPipeline): each must still carry every note, in order."""
+    notes = [note(i) for i in range(NOTES)]
+    client = spawn(*ARGS, check_schema=False)
+    opened = client.request("store/open", {"feature": "notes", "store": "big",
+                                           "state": {"notes": notes}}, timeout=120)
+    assert opened["state"]["notes"] == notes
+    assert state_of(client)[1] == opened["state"]
+    subscribed = client.request("state/subscribe", {"store": "big"}, timeout=120)
+    assert subscribed["state"] == opened["state"]
+    forked = client.request("store/fork", {"store": "big", "as": "copy"}, timeout=120)
+    assert forked["state"] == opened["state"]
+    assert client.close(timeout=120) == 0

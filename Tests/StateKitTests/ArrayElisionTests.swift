@@ -114,6 +114,12 @@ import Testing
         var batched = JSONWriter()
         try leftOut.publisher.write(Shelf().view(of: leftOut.state), to: &batched, batch: 7)
         #expect(try batched.withUnsafeBytes { try JSON(parsing: Array($0)) } == expected)
+        // And by two threads, to the same bytes (`ElementPipeline`).
+        var twoThreads = JSONWriter()
+        try leftOut.publisher.write(
+          Shelf().view(of: leftOut.state), to: &twoThreads, batch: 7, twoThreadsFrom: 0)
+        #expect(
+          twoThreads.withUnsafeBytes { Array($0) } == batched.withUnsafeBytes { Array($0) })
       }
     }
   }

@@ -14,6 +14,8 @@ final class ArrayLocator: Encoder {
     case element(Int)
     /// Those in the range that exist, as an array.
     case elements(Range<Int>)
+    /// The array itself (`elementText(ofArrayAt:in:)`).
+    case text
   }
 
   /// What the search is after, shared by the levels of one search.
@@ -21,6 +23,8 @@ final class ArrayLocator: Encoder {
     let tokens: [String]
     let request: Request
     var found: JSON?
+    /// The array itself, when `elementText` asked for it.
+    var text: ElementText?
 
     init(tokens: [String], request: Request) {
       self.tokens = tokens
@@ -49,10 +53,22 @@ final class ArrayLocator: Encoder {
     return search.found
   }
 
+  /// The array at `path` in `view`, to be written a run at a time (by two threads: see
+  /// `ElementPipeline`); nil when no array is there. The view is walked once, not once per run.
+  static func elementText<View: Encodable>(
+    ofArrayAt path: JSONPointer, in view: View
+  ) throws -> ElementText? {
+    let search = Search(tokens: path.tokens, request: .text)
+    try view.encode(to: ArrayLocator(search: search, depth: 0))
+    return search.text
+  }
+
   /// Called by the `IdentifiedArray` that met this encoder.
   func found<Element: Encodable>(_ array: IdentifiedArray<Element>) throws {
-    guard depth == search.tokens.count, search.found == nil else { return }
+    guard depth == search.tokens.count, search.found == nil, search.text == nil else { return }
     switch search.request {
+    case .text:
+      search.text = ElementText(array)
     case .whole:
       search.found = try JSONValueEncoder().encode(array)
     case .element(let index):
@@ -83,7 +99,7 @@ final class ArrayLocator: Encoder {
 }
 
 /// Some consecutive elements of an array, encoded as an array of their own.
-private struct ElementRun<Element: Encodable & Identifiable & Sendable>: Encodable
+struct ElementRun<Element: Encodable & Identifiable & Sendable>: Encodable
 where Element.ID: Sendable {
   let array: IdentifiedArray<Element>
   let range: Range<Int>

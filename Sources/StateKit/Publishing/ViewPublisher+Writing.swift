@@ -6,23 +6,44 @@ extension ViewPublisher {
   /// of all of them, only its text.
   static var writtenBatch: Int { 1_024 }
 
+  /// Elements from which a left-out array is written by two threads (`ElementPipeline`): below
+  /// it, starting a worker costs more than it saves, and small views stay on one thread.
+  static var twoThreadsFrom: Int { 8 * writtenBatch }
+
+  /// Batches the worker of `ElementPipeline` may be ahead of the state's thread: enough that
+  /// neither waits for the other in the steady state, few enough that the text waiting is a
+  /// small part of the answer.
+  static var pipelineWindow: Int { 8 }
+
   /// Writes the published view in full (`materialized(_:)`'s text), `view` being the view last
   /// published, without building the tree of a left-out array's elements: they are encoded a
   /// batch at a time and written as they come.
+  ///
+  /// A left-out array of `twoThreads` elements or more is written by two threads
+  /// (`ElementPipeline`), to the same bytes.
   func write(
-    _ view: View, to writer: inout JSONWriter, batch: Int = Self.writtenBatch
+    _ view: View, to writer: inout JSONWriter, batch: Int = Self.writtenBatch,
+    twoThreadsFrom twoThreads: Int = Self.twoThreadsFrom
   ) throws {
     let leftOut = marks.compactMap { $0.value.elidedCount == nil ? nil : $0.key.tokens }
     guard !leftOut.isEmpty else {
       try writer.write(json)
       return
     }
-    try write(json, at: [], leftOut: leftOut, view, to: &writer, batch: max(batch, 1))
+    let batches = Batches(size: max(batch, 1), twoThreadsFrom: twoThreads)
+    try write(json, at: [], leftOut: leftOut, view, to: &writer, batch: batches)
+  }
+
+  /// How a left-out array is written: `size` elements at a time, on two threads from
+  /// `twoThreadsFrom` elements on.
+  private struct Batches {
+    let size: Int
+    let twoThreadsFrom: Int
   }
 
   private func write(
     _ value: JSON, at path: [String], leftOut: [[String]], _ view: View,
-    to writer: inout JSONWriter, batch: Int
+    to writer: inout JSONWriter, batch: Batches
   ) throws {
     if leftOut.contains(path) {
       try writeElements(ofArrayAt: JSONPointer(tokens: path), view, to: &writer, batch: batch)
@@ -59,12 +80,20 @@ extension ViewPublisher {
   }
 
   private func writeElements(
-    ofArrayAt path: JSONPointer, _ view: View, to writer: inout JSONWriter, batch: Int
+    ofArrayAt path: JSONPointer, _ view: View, to writer: inout JSONWriter, batch: Batches
   ) throws {
     writer.append(UInt8(ascii: "["))
+    if let text = try ArrayLocator.elementText(ofArrayAt: path, in: view),
+      text.count >= batch.twoThreadsFrom
+    {
+      try ElementPipeline.write(
+        text, batch: batch.size, window: Self.pipelineWindow, to: &writer)
+      writer.append(UInt8(ascii: "]"))
+      return
+    }
     var start = 0
     while true {
-      let end = start + batch
+      let end = start + batch.size
       guard
         case .array(let elements)? = try ArrayLocator.encode(
           .elements(start..<end), ofArrayAt: path, in: view)

@@ -1,0 +1,39 @@
+import JSON
+
+/// An `IdentifiedArray` found in a view (`ArrayLocator.elementText(ofArrayAt:in:)`), its
+/// element type hidden, that writes runs of its elements as text: what lets another thread
+/// write some of them (`ElementPipeline`).
+///
+/// Safe to use from two threads at once: it holds a copy of the array, a `Sendable` value that
+/// both only read, and each run is encoded by an encoder and written by a writer of the
+/// caller's own.
+struct ElementText: Sendable {
+  /// How many elements the array has.
+  let count: Int
+  private let writeRun: @Sendable (Range<Int>, inout JSONWriter) throws -> Void
+
+  init<Element: Encodable & Identifiable & Sendable>(_ array: IdentifiedArray<Element>)
+  where Element.ID: Sendable {
+    count = array.count
+    writeRun = { range, writer in
+      // One encoding of the run, as a batch written on one thread is encoded
+      // (`ViewPublisher.writeElements`): the encoder reuses its element encoder.
+      guard
+        case .array(let elements) = try JSONValueEncoder().encode(
+          ElementRun(array: array, range: range))
+      else { return }
+      var index = range.lowerBound
+      for element in elements {
+        if index > 0 { writer.append(UInt8(ascii: ",")) }
+        try writer.write(element)
+        index += 1
+      }
+    }
+  }
+
+  /// Writes the elements in `range` (within `0..<count`) as the inside of the array's text
+  /// writes them: each after a comma, but the array's first.
+  func write(_ range: Range<Int>, to writer: inout JSONWriter) throws {
+    try writeRun(range, &writer)
+  }
+}
