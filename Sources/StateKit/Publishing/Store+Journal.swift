@@ -31,6 +31,12 @@ public protocol JournaledStore: AnyStore {
   /// elements (`ViewPublisher.write(_:to:)`).
   func writeJournaledState(to writer: inout JSONWriter) throws
 
+  /// `writeJournaledState(to:)` held apart from the store, to be written later on another
+  /// thread (a compaction's snapshot, off the state's actor): it shares the state and what the
+  /// journal keeps of it, so taking it is O(1) but for a large array's elements, and the
+  /// store's next change copies the parts it edits.
+  func journaledStateText() -> @Sendable (inout JSONWriter) throws -> Void
+
   /// Whether `journaledState` is the JSON the store keeps, shared (O(1)); false when it is
   /// encoded when asked (a large `IdentifiedArray`'s elements, which only the state holds).
   var journaledStateIsShared: Bool { get }
@@ -97,6 +103,20 @@ extension Store: JournaledStore {
     case .sameAsView?: try writePublished(to: &writer)
     case .own(let publisher, _)?: try publisher.write(state, to: &writer)
     case nil: try writer.write(snapshot)
+    }
+  }
+
+  public func journaledStateText() -> @Sendable (inout JSONWriter) throws -> Void {
+    switch stateJournal {
+    case .sameAsView?:
+      let text = publisher.text(of: feature.view(of: state))
+      return { try text.write(to: &$0) }
+    case .own(let publisher, _)?:
+      let text = publisher.text(of: state)
+      return { try text.write(to: &$0) }
+    case nil:
+      let snapshot = self.snapshot
+      return { try $0.write(snapshot) }
     }
   }
 

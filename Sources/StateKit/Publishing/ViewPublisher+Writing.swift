@@ -1,6 +1,36 @@
 import JSON
 
 extension ViewPublisher {
+  /// Writes the published view in full (`materialized(_:)`'s text), `view` being the view last
+  /// published, without building the tree of a left-out array's elements: they are encoded a
+  /// batch at a time and written as they come.
+  ///
+  /// A left-out array of `twoThreads` elements or more is written by two threads
+  /// (`ElementPipeline`), to the same bytes.
+  func write(
+    _ view: View, to writer: inout JSONWriter, batch: Int = ViewText<View>.writtenBatch,
+    twoThreadsFrom twoThreads: Int = ViewText<View>.twoThreadsFrom
+  ) throws {
+    try text(of: view).write(to: &writer, batch: batch, twoThreadsFrom: twoThreads)
+  }
+
+  /// What `write(_:to:)` writes, held apart from the publisher: a value that may be written
+  /// later, on another thread when the view is `Sendable` (a compaction's snapshot). It shares
+  /// the kept JSON, so the publisher's next update copies the parts of it that it edits.
+  func text(of view: View) -> ViewText<View> {
+    ViewText(
+      json: json, view: view,
+      leftOut: marks.compactMap { $0.value.elidedCount == nil ? nil : $0.key.tokens })
+  }
+}
+
+/// A published view's text: the publisher's JSON, with the elements of each array it leaves
+/// out (`leftOut`, by path) encoded from `view` a batch at a time as they are written.
+struct ViewText<View: Encodable> {
+  let json: JSON
+  let view: View
+  let leftOut: [[String]]
+
   /// Elements encoded at a time when a left-out array is written out: each batch is written
   /// and let go before the next, so an answer carrying the whole view never holds the JSON tree
   /// of all of them, only its text.
@@ -15,23 +45,16 @@ extension ViewPublisher {
   /// small part of the answer.
   static var pipelineWindow: Int { 8 }
 
-  /// Writes the published view in full (`materialized(_:)`'s text), `view` being the view last
-  /// published, without building the tree of a left-out array's elements: they are encoded a
-  /// batch at a time and written as they come.
-  ///
-  /// A left-out array of `twoThreads` elements or more is written by two threads
-  /// (`ElementPipeline`), to the same bytes.
   func write(
-    _ view: View, to writer: inout JSONWriter, batch: Int = Self.writtenBatch,
+    to writer: inout JSONWriter, batch: Int = Self.writtenBatch,
     twoThreadsFrom twoThreads: Int = Self.twoThreadsFrom
   ) throws {
-    let leftOut = marks.compactMap { $0.value.elidedCount == nil ? nil : $0.key.tokens }
     guard !leftOut.isEmpty else {
       try writer.write(json)
       return
     }
     let batches = Batches(size: max(batch, 1), twoThreadsFrom: twoThreads)
-    try write(json, at: [], leftOut: leftOut, view, to: &writer, batch: batches)
+    try write(json, at: [], to: &writer, batch: batches)
   }
 
   /// How a left-out array is written: `size` elements at a time, on two threads from
@@ -42,11 +65,10 @@ extension ViewPublisher {
   }
 
   private func write(
-    _ value: JSON, at path: [String], leftOut: [[String]], _ view: View,
-    to writer: inout JSONWriter, batch: Batches
+    _ value: JSON, at path: [String], to writer: inout JSONWriter, batch: Batches
   ) throws {
     if leftOut.contains(path) {
-      try writeElements(ofArrayAt: JSONPointer(tokens: path), view, to: &writer, batch: batch)
+      try writeElements(ofArrayAt: JSONPointer(tokens: path), to: &writer, batch: batch)
       return
     }
     guard leftOut.contains(where: { $0.starts(with: path) }) else {
@@ -61,17 +83,14 @@ extension ViewPublisher {
         let key = object.key(at: position)
         writer.write(string: key)
         writer.append(UInt8(ascii: ":"))
-        try write(
-          object.value(at: position), at: path + [key], leftOut: leftOut, view, to: &writer,
-          batch: batch)
+        try write(object.value(at: position), at: path + [key], to: &writer, batch: batch)
       }
       writer.append(UInt8(ascii: "}"))
     case .array(let elements):
       writer.append(UInt8(ascii: "["))
       for (index, element) in elements.enumerated() {
         if index > 0 { writer.append(UInt8(ascii: ",")) }
-        try write(
-          element, at: path + [String(index)], leftOut: leftOut, view, to: &writer, batch: batch)
+        try write(element, at: path + [String(index)], to: &writer, batch: batch)
       }
       writer.append(UInt8(ascii: "]"))
     default:
@@ -80,7 +99,7 @@ extension ViewPublisher {
   }
 
   private func writeElements(
-    ofArrayAt path: JSONPointer, _ view: View, to writer: inout JSONWriter, batch: Batches
+    ofArrayAt path: JSONPointer, to writer: inout JSONWriter, batch: Batches
   ) throws {
     writer.append(UInt8(ascii: "["))
     if let text = try ArrayLocator.elementText(ofArrayAt: path, in: view),
@@ -108,3 +127,5 @@ extension ViewPublisher {
     writer.append(UInt8(ascii: "]"))
   }
 }
+
+extension ViewText: Sendable where View: Sendable {}

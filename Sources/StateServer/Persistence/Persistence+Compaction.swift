@@ -23,8 +23,8 @@ struct Compaction {
 /// whole.) The
 /// store's next change copies the parts of its JSON it edits (the path to the change, an
 /// array of references) once, because the task shares them. A store that keeps a large
-/// array's elements in its typed state only (`ArrayElision`) has no JSON of them to share: its
-/// text is written on the actor, an O(state) pause per compaction.
+/// array's elements in its typed state only (`ArrayElision`) has no JSON of them to share: the
+/// task writes its text from the state, which it shares as it shares the JSON.
 extension Persistence {
   /// Begins compacting every store whose journal passed the bound (called after a commit,
   /// when the journal is exactly what is on disk).
@@ -34,9 +34,10 @@ extension Persistence {
       else { continue }
       journals[id]?.isCompacting = true
       // A store that keeps a large array's elements in its typed state alone has no JSON of
-      // them to share: its text is written here, on the actor, without a JSON tree of it.
-      let text = store.journaledStateIsShared ? nil : Self.text(of: store)
-      let state = text == nil ? store.journaledState : .null
+      // them to share: its text is written by the task, from the state it shares, without a
+      // JSON tree of it.
+      let writeText = store.journaledStateIsShared ? nil : store.journaledStateText()
+      let state = writeText == nil ? store.journaledState : .null
       let snapshot = Snapshot(
         store: id, feature: journal.feature, schemaVersion: journal.schemaVersion,
         version: store.version, state: "")
@@ -45,7 +46,7 @@ extension Persistence {
       let background = database.background
       let pieceBytes = compactionPieceBytes
       lastCompaction = Task.detached(priority: .utility) { [weak self] in
-        guard let bytes = text ?? (try? state.serialized()) else {
+        guard let bytes = writeText.map(Self.text(writtenBy:)) ?? (try? state.serialized()) else {
           await self?.compactionEnded(id, generation: generation, written: nil)
           return
         }
@@ -76,11 +77,13 @@ extension Persistence {
     }
   }
 
-  /// The store's journaled state as text; nil when it does not encode.
-  private static func text(of store: any JournaledStore) -> [UInt8]? {
+  /// The text `write` writes; nil when it does not encode.
+  nonisolated private static func text(
+    writtenBy write: @Sendable (inout JSONWriter) throws -> Void
+  ) -> [UInt8]? {
     var writer = JSONWriter(capacity: 1 << 16)
     do {
-      try store.writeJournaledState(to: &writer)
+      try write(&writer)
     } catch {
       return nil
     }
