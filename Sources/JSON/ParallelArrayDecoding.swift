@@ -1,10 +1,10 @@
+import Synchronization
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
   import Darwin
 #endif
-
-import Synchronization
 
 /// A `Decoder` that can decode a large array's elements on two threads: ``JSONValueDecoder``'s
 /// is one. Reach it with `decoder as? any ParallelArrayDecoding` in code where the element type
@@ -90,11 +90,10 @@ package enum ParallelDecoding {
       let second = Outcome<Element>()
       let worker = ElementThread {
         let standIn = ValueDecoder.standIn(at: path, consumes: consumes)
-        let result = halves.decode(Element.self, middle..<count, by: standIn, watching: second)
+        let result = halves.decode(Element.self, middle..<count, by: standIn)
         second.value.withLock { $0 = result }
       }
       var first = halves.decode(Element.self, 0..<middle, by: decoder)
-      if first.error != nil { second.stop.store(true, ordering: .relaxed) }
       worker.join()
       // What the sequential decode says: the first failure in index order.
       if let error = first.error { throw error }
@@ -119,11 +118,11 @@ package enum ParallelDecoding {
   }
 }
 
-/// The second half's result: the elements it decoded, and the error that stopped it; and
-/// whether it should stop because the first half failed.
+/// The second half's result: the elements it decoded, and the error that stopped it. (It is
+/// not told to stop when the first half fails: an error costs the rest of its half, and which
+/// error is said never depends on which thread was faster.)
 private final class Outcome<Element: Sendable>: Sendable {
   let value = Mutex<(decoded: [Element], error: (any Error)?)>(([], nil))
-  let stop = Atomic<Bool>(false)
 }
 
 /// The elements of a two-thread decode, which each thread reads (and, in a consuming decode,
@@ -140,16 +139,12 @@ private struct Halves: @unchecked Sendable {
   let input: UnsafeMutableBufferPointer<JSON>
   let consumes: Bool
 
-  /// The elements at `range`, decoded in order until one fails, and the error. The second
-  /// half's decode watches its `outcome`: told to stop (the first half failed, and its error is
-  /// the one said), it stops before its next element.
+  /// The elements at `range`, decoded in order until one fails, and the error.
   func decode<Element: Decodable>(
-    _ type: Element.Type, _ range: Range<Int>, by decoder: ValueDecoder,
-    watching outcome: Outcome<Element>? = nil
+    _ type: Element.Type, _ range: Range<Int>, by decoder: ValueDecoder
   ) -> (decoded: [Element], error: (any Error)?) {
     var decoded: [Element] = []
     for index in range {
-      if let outcome, outcome.stop.load(ordering: .relaxed) { break }
       var element = JSON.null
       if consumes { swap(&element, &input[index]) } else { element = input[index] }
       do {
@@ -174,11 +169,14 @@ private final class ElementThread {
   init(_ body: @escaping @Sendable () -> Void) {
     self.body = body
     let box = Unmanaged.passRetained(Box(body)).toOpaque()
-    started = pthread_create(&thread, nil, { raw in
-      guard let raw else { return nil }
-      Unmanaged<Box>.fromOpaque(raw).takeRetainedValue().body()
-      return nil
-    }, box) == 0
+    started =
+      pthread_create(
+        &thread, nil,
+        { raw in
+          guard let raw else { return nil }
+          Unmanaged<Box>.fromOpaque(raw).takeRetainedValue().body()
+          return nil
+        }, box) == 0
     if !started { Unmanaged<Box>.fromOpaque(box).release() }
   }
 
@@ -202,4 +200,3 @@ extension ValueDecoder {
     return decoder
   }
 }
-
