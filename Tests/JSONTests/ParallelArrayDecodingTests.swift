@@ -1,6 +1,5 @@
 import FoundationEssentials
 import JSON
-import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -12,7 +11,31 @@ import Testing
 @Suite("Decoding: a large array on two threads")
 struct ParallelArrayDecodingTests {
   /// The threads that decoded an `Item`, by the decode's tag (tests run at once).
-  static let threads = Mutex<[String: Set<UInt>]>([:])
+  static let threads = ThreadRecord()
+
+  /// A lock and what it guards. A pthread mutex rather than `Mutex`, whose lock the thread
+  /// sanitizer does not see (`swift test --sanitize=thread` then reported every record as a
+  /// race).
+  ///
+  /// Safety of `@unchecked Sendable`: `tags` is read and written only inside `withLock`, which
+  /// holds `lock` for the whole access.
+  final class ThreadRecord: @unchecked Sendable {
+    // Allocated, so that its address is fixed (a stored property's is not promised); the
+    // record is a static that lives as long as the tests, so it is never freed.
+    private let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private var tags: [String: Set<UInt>] = [:]
+
+    init() {
+      lock.initialize(to: pthread_mutex_t())
+      pthread_mutex_init(lock, nil)
+    }
+
+    func withLock<R>(_ body: (inout [String: Set<UInt>]) -> R) -> R {
+      pthread_mutex_lock(lock)
+      defer { pthread_mutex_unlock(lock) }
+      return body(&tags)
+    }
+  }
 
   struct Item: Codable, Equatable, Sendable {
     var id: Int
