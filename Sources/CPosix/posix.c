@@ -17,3 +17,9 @@ void cposix_trim_free_memory(void) {
   (void)malloc_trim(0);
 #endif
 }
+
+void cposix_use_one_allocator_arena(void) {
+#if defined(__GLIBC__)
+  (void)mallopt(M_ARENA_MAX, 1);
+#endif
+}

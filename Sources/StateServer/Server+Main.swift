@@ -1,3 +1,4 @@
+import CPosix
 import StateKit
 
 #if canImport(Glibc)
@@ -39,6 +40,8 @@ extension Server {
     server: WritableKeyPath<Options, ServerOptions> & Sendable, flags: [Flag<Options>] = [],
     features: (Options) -> [FeatureDescriptor]
   ) -> Never {
+    // One allocator pool for every thread, before any starts: see the declaration's comment.
+    cposix_use_one_allocator_arena()
     StateExecutor.shared.takeOver()
     // `assumeIsolated` runs its closure right here, on this thread, before `main` returns (it
     // never does): `features` is neither sent to another thread nor kept, so the compiler's

@@ -1,4 +1,4 @@
-// The two POSIX/glibc calls StateServer needs that Swift's Glibc module does not import.
+// The POSIX/glibc calls StateServer needs that Swift's Glibc module does not import.
 #ifndef CPOSIX_H
 #define CPOSIX_H
 
@@ -20,5 +20,13 @@ ssize_t cposix_write_nowait(int fd, const void *bytes, size_t count);
 // without it trims nothing). <malloc.h> is not in Swift's Glibc module, and the release binary
 // is static, where a run-time look-up (`dlsym`) would find nothing.
 void cposix_trim_free_memory(void);
+
+// Makes every thread allocate from one pool (glibc's `mallopt(M_ARENA_MAX, 1)`; other C
+// libraries are left as they are). glibc gives a second thread a pool of its own, which
+// cannot reuse what the first thread's pool freed: a large decode on two threads (JSON's
+// `ParallelArrayDecoding`) frees the parsed tree in the first pool while the second thread's
+// elements took new memory in its own, and the open's peak rose by their size. Call it before
+// any other thread starts.
+void cposix_use_one_allocator_arena(void);
 
 #endif

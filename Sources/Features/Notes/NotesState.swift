@@ -81,10 +81,12 @@ extension NotesFeature {
       var sync = try container.decodeIfPresent(SyncState.self, forKey: .sync) ?? SyncState()
       if sync.status == .syncing { sync.status = .idle }
       self.init(
-        // Decoded as `[Note]`, then indexed: the index is then built by code specialized for
-        // `Note` (IdentifiedArray.init(decoded:codingPath:)), not by the generic decoding.
-        notes: try container.decodeIfPresent([Note].self, forKey: .notes).map {
-          try IdentifiedArray(decoded: $0, codingPath: container.codingPath + [CodingKeys.notes])
+        // Decoded as an array of `Note` (on two threads when large: ParallelDecodedArray),
+        // then indexed: the index is then built by code specialized for `Note`
+        // (IdentifiedArray.init(decoded:codingPath:)), not by the generic decoding.
+        notes: try container.decodeIfPresent(ParallelDecodedArray<Note>.self, forKey: .notes).map {
+          try IdentifiedArray(
+            decoded: $0.elements, codingPath: container.codingPath + [CodingKeys.notes])
         } ?? [],
         sync: sync,
         baseRevisions: try container.decodeIfPresent([String: Int].self, forKey: .baseRevisions)

@@ -1,3 +1,4 @@
+import JSON
 import Synchronization
 
 /// An ordered collection of elements with unique ids, found by id in O(1), that remembers
@@ -262,10 +263,13 @@ extension IdentifiedArray: Encodable where Element: Encodable {
 }
 
 extension IdentifiedArray: Decodable where Element: Decodable {
-  /// Decodes a plain array; repeated ids are a decoding error.
+  /// Decodes a plain array; repeated ids are a decoding error. A large array is decoded on two
+  /// threads when the decoder can (`ParallelDecodedArray`).
   @inlinable
   public init(from decoder: any Decoder) throws {
-    try self.init(decoded: [Element](from: decoder), codingPath: decoder.codingPath)
+    try self.init(
+      decoded: ParallelDecodedArray<Element>(from: decoder).elements,
+      codingPath: decoder.codingPath)
   }
 }
 

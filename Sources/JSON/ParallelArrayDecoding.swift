@@ -1,0 +1,202 @@
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// A `Decoder` that can decode a large array's elements on two threads: ``JSONValueDecoder``'s
+/// is one. Reach it with `decoder as? any ParallelArrayDecoding` in code where the element type
+/// is known to be `Sendable` (``ParallelDecodedArray`` does that for a keyed container's member).
+///
+/// Elements are decoded on a second thread only where that changes nothing but the time: an
+/// array of thousands of elements, in a decode that shares no mutable state between elements (a
+/// strict decode, ``JSONValueDecoder/refusesUnknownKeys``, records every object in one ledger,
+/// so it stays on one thread). The elements, their order and the error (the first failing
+/// element in index order, at its JSON Pointer) are those of `[Element](from: decoder)`.
+public protocol ParallelArrayDecoding {
+  /// The decoder's value as an array of `Element`s, as `[Element](from:)` decodes it.
+  func decodeArray<Element: Decodable & Sendable>(of type: Element.Type) throws -> [Element]
+}
+
+/// An array decoded as ``ParallelArrayDecoding`` decodes it when the decoder can (a large one on
+/// two threads), and as `[Element](from:)` otherwise.
+///
+/// A feature whose `init(from:)` reads a large collection of its own element type decodes
+/// `ParallelDecodedArray<Note>` where it decoded `[Note]`, and takes its `elements`:
+///
+/// ```swift
+/// let notes = try container.decode(ParallelDecodedArray<Note>.self, forKey: .notes).elements
+/// ```
+public struct ParallelDecodedArray<Element: Decodable & Sendable>: Decodable, Sendable {
+  /// The elements, in order.
+  public var elements: [Element]
+
+  /// Decodes an array, on two threads when the decoder can and the array is large.
+  public init(from decoder: any Decoder) throws {
+    if let parallel = decoder as? any ParallelArrayDecoding {
+      elements = try parallel.decodeArray(of: Element.self)
+    } else {
+      elements = try [Element](from: decoder)
+    }
+  }
+}
+
+extension ValueDecoder: ParallelArrayDecoding {
+  func decodeArray<Element: Decodable & Sendable>(of type: Element.Type) throws -> [Element] {
+    guard ledger == nil, case .array(var elements) = value,
+      elements.count >= ParallelDecoding.threshold, elements.count >= 2
+    else { return try [Element](from: self) }
+    if consumes {
+      // Handed over, as `unkeyedContainer()` hands them: `elements` is then their only holder,
+      // and each is let go once decoded.
+      guard taken.isEmpty else {
+        throw failure(at: nil, "the array was already read once (this decode consumes it)")
+      }
+      taken = [0]
+      value = .array([])
+    }
+    return try ParallelDecoding.decode(Element.self, &elements, by: self)
+  }
+}
+
+/// The two-thread decode of ``ParallelArrayDecoding``.
+package enum ParallelDecoding {
+  /// Elements from which an array is decoded on two threads; tests lower it to keep their
+  /// arrays small.
+  @TaskLocal package static var threshold = 4_096
+
+  /// `elements` decoded as `[Element]` by `decoder`'s children: the first half on this thread
+  /// with `decoder` itself, the second on a thread of its own with a stand-in for `decoder` (the
+  /// same coding path, none of its state).
+  ///
+  /// Each half is appended to an array of its own, which grows as the sequential decode's does,
+  /// and the two are joined at the end: a consuming decode lets the tree go as it goes, and the
+  /// allocator gives the freed memory to the growing halves and then to the joined array. One
+  /// array of the full size made up front took new memory instead, while the tree's was still
+  /// held, and raised the open's peak by the size of the elements.
+  static func decode<Element: Decodable & Sendable>(
+    _ type: Element.Type, _ elements: inout [JSON], by decoder: ValueDecoder
+  ) throws -> [Element] {
+    let count = elements.count
+    let middle = count / 2
+    let consumes = decoder.consumes
+    let path = decoder.codingPath.map(Self.sendableKey)
+    // A borrowing decode only reads the elements (and must not copy them: the tree holds them
+    // too); a consuming one owns them, uniquely (`decodeArray`), and lets each go.
+    let body = { (input: UnsafeMutableBufferPointer<JSON>) throws -> [Element] in
+      let halves = Halves(input: input, consumes: consumes)
+      let second = Outcome<Element>()
+      let worker = ElementThread {
+        let standIn = ValueDecoder.standIn(at: path, consumes: consumes)
+        let result = halves.decode(Element.self, middle..<count, by: standIn)
+        second.value.withLock { $0 = result }
+      }
+      var first = halves.decode(Element.self, 0..<middle, by: decoder)
+      worker.join()
+      // What the sequential decode says: the first failure in index order.
+      if let error = first.error { throw error }
+      let rest = second.value.withLock { $0 }
+      if let error = rest.error { throw error }
+      first.decoded.append(contentsOf: rest.decoded)
+      return first.decoded
+    }
+    if consumes { return try elements.withUnsafeMutableBufferPointer { try body($0) } }
+    return try elements.withUnsafeBufferPointer {
+      try body(UnsafeMutableBufferPointer(mutating: $0))
+    }
+  }
+
+  /// `key` as a `Sendable` key with the same string (and, for a position, the same integer):
+  /// what a coding path is read for is an error's JSON Pointer.
+  private static func sendableKey(_ key: any CodingKey) -> CodingPathKey {
+    if let position = key.intValue, key.stringValue == String(position) {
+      return CodingPathKey(intValue: position)
+    }
+    return CodingPathKey(stringValue: key.stringValue)
+  }
+}
+
+/// The second half's result: the elements it decoded, and the error that stopped it. (It is
+/// not told to stop when the first half fails: an error costs the rest of its half, and which
+/// error is said never depends on which thread was faster.)
+private final class Outcome<Element: Sendable>: Sendable {
+  let value = Mutex<(decoded: [Element], error: (any Error)?)>(([], nil))
+}
+
+/// The elements of a two-thread decode, which each thread reads (and, in a consuming decode,
+/// empties) in its own half only.
+///
+/// Safety of `@unchecked Sendable` (it holds an unsafe buffer): the thread that made it keeps
+/// the buffer alive and unmoved until it has joined the other thread (the buffer is borrowed by
+/// `withUnsafe...BufferPointer` around the whole decode, and the join happens inside it). Each
+/// thread touches only the positions of its own range, `0..<middle` or `middle..<count`, which
+/// do not overlap: no position is ever written by one thread while the other reads or writes
+/// it. The buffer is written only in a consuming decode, which owns its elements alone (no
+/// other holder reads them meanwhile); a borrowing decode only reads it.
+private struct Halves: @unchecked Sendable {
+  let input: UnsafeMutableBufferPointer<JSON>
+  let consumes: Bool
+
+  /// The elements at `range`, decoded in order until one fails, and the error.
+  func decode<Element: Decodable>(
+    _ type: Element.Type, _ range: Range<Int>, by decoder: ValueDecoder
+  ) -> (decoded: [Element], error: (any Error)?) {
+    var decoded: [Element] = []
+    for index in range {
+      var element = JSON.null
+      if consumes { swap(&element, &input[index]) } else { element = input[index] }
+      do {
+        decoded.append(
+          try decoder.decodeChild(
+            Element.self, from: consume element, key: CodingPathKey(intValue: index)))
+      } catch {
+        return (decoded, error)
+      }
+    }
+    return (decoded, nil)
+  }
+}
+
+/// A thread running one closure, joined by the thread that made it. When no thread can be made,
+/// the closure runs at `join()` on the caller's thread instead (the decode is then sequential).
+private final class ElementThread {
+  private var thread = pthread_t()
+  private var started = false
+  private let body: @Sendable () -> Void
+
+  init(_ body: @escaping @Sendable () -> Void) {
+    self.body = body
+    let box = Unmanaged.passRetained(Box(body)).toOpaque()
+    started =
+      pthread_create(
+        &thread, nil,
+        { raw in
+          guard let raw else { return nil }
+          Unmanaged<Box>.fromOpaque(raw).takeRetainedValue().body()
+          return nil
+        }, box) == 0
+    if !started { Unmanaged<Box>.fromOpaque(box).release() }
+  }
+
+  func join() {
+    guard started else { return body() }
+    pthread_join(thread, nil)
+  }
+
+  private final class Box: Sendable {
+    let body: @Sendable () -> Void
+    init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+  }
+}
+
+extension ValueDecoder {
+  /// A decoder with `path` as its coding path and nothing else: the parent of the elements a
+  /// second thread decodes, so that their errors name the same JSON Pointer.
+  static func standIn(at path: [CodingPathKey], consumes: Bool) -> ValueDecoder {
+    var decoder = ValueDecoder(value: .null, parent: nil, key: nil, consumes: consumes)
+    for key in path { decoder = ValueDecoder(value: .null, parent: decoder, key: key) }
+    return decoder
+  }
+}
