@@ -179,6 +179,50 @@ func remove(_ directory: String) {
     #expect(try database.load(store: "notes") == nil)
   }
 
+  /// The state is read into pages of its own and parsed giving them back; a text that is not
+  /// UTF-8 is read again and repaired as before, large or small, and one that does not parse
+  /// after the pages went is still set aside.
+  @Test func aSnapshotIsParsedFromItsOwnPagesAndRepairedWhenNotUTF8() throws {
+    let directory = temporaryStateDirectory()
+    defer { remove(directory) }
+    let database = SnapshotDatabase(directory: directory, warn: { _ in })
+    let long = String(repeating: "x", count: 3 << 20)
+    try database.save([
+      Snapshot(store: "small", feature: "notes", schemaVersion: 1, version: 1, state: "{}"),
+      Snapshot(store: "large", feature: "notes", schemaVersion: 1, version: 2, state: "{}"),
+      Snapshot(
+        store: "good", feature: "notes", schemaVersion: 1, version: 3,
+        state: #"{"pad":""# + long + #"","n":[1,2,3]}"#),
+      Snapshot(
+        store: "bad", feature: "notes", schemaVersion: 1, version: 4,
+        state: #"{"pad":""# + long + #"","n":[1,2,"#),
+    ])
+    // Bytes that are not UTF-8 inside a string (0xFF), small and after 3 MiB of text.
+    let connection = try SQLiteConnection(path: directory + "/" + SnapshotDatabase.fileName)
+    let texts: [(String, [UInt8])] = [
+      ("small", Array(#"{"t":"a"#.utf8) + [0xFF] + Array(#"b"}"#.utf8)),
+      ("large", Array(#"{"pad":""#.utf8) + Array(long.utf8) + [0xFF] + Array(#""}"#.utf8)),
+    ]
+    for (store, bytes) in texts {
+      try connection.query(
+        "UPDATE snapshots SET state = CAST(? AS TEXT) WHERE store = ?",
+        [.blob(bytes), .text(store)])
+    }
+    let persistence = Persistence(stateDirectory: directory, warn: { _ in })
+    #expect(
+      persistence.restore(storeID: "small", feature: "notes", schemaVersion: 1)?.state
+        == ["t": "a\u{FFFD}b"])
+    // Compared apart: a failed expectation would print 3 MiB.
+    let large = persistence.restore(storeID: "large", feature: "notes", schemaVersion: 1)?.state
+    let repaired = large == ["pad": .string(long + "\u{FFFD}")]
+    #expect(repaired, "the large state, repaired")
+    let good = persistence.restore(storeID: "good", feature: "notes", schemaVersion: 1)?.state
+    let parsed = good == ["pad": .string(long), "n": [1, 2, 3]]
+    #expect(parsed, "the large state")
+    #expect(persistence.restore(storeID: "bad", feature: "notes", schemaVersion: 1) == nil)
+    #expect(try database.setAsideRows().map(\.store) == ["bad"])
+  }
+
   @Test func aSnapshotOfAnotherSchemaVersionOrFeatureIsSetAside() throws {
     let directory = temporaryStateDirectory()
     defer { remove(directory) }

@@ -1,5 +1,9 @@
 import CSQLite
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// SQLite's `SQLITE_TRANSIENT` (a destructor of -1: "copy the bytes now"), which does not
 /// import into Swift because it is a macro casting an integer to a function pointer.
 let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
@@ -111,6 +115,31 @@ final class SQLiteConnection {
       guard code == SQLITE_ROW else { throw error(code) }
       try body(SQLiteRow(statement: statement))
     }
+  }
+
+  /// The bytes of `column` in row `rowid` of `table` (a text or a blob), read by SQLite's
+  /// incremental I/O straight into pages mapped for them, and handed to `body`, which may give
+  /// those pages back as it reads them (`madvise`); unmapped after. A large value read as a
+  /// column is first assembled by SQLite into a buffer of its own, which the reader cannot give
+  /// back: a restore's parse held that whole text beside the tree it built.
+  func withBytes<Result>(
+    of table: String, column: String, rowid: Int64,
+    _ body: (UnsafeMutableRawBufferPointer) -> Result
+  ) throws(SQLiteError) -> Result {
+    var blob: OpaquePointer?
+    let opened = sqlite3_blob_open(handle, "main", table, column, rowid, 0, &blob)
+    guard opened == SQLITE_OK, let blob else { throw error(opened) }
+    defer { sqlite3_blob_close(blob) }
+    let count = Int(sqlite3_blob_bytes(blob))
+    guard count > 0 else { return body(UnsafeMutableRawBufferPointer(start: nil, count: 0)) }
+    guard
+      let mapped = mmap(nil, count, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+      mapped != MAP_FAILED
+    else { throw SQLiteError(code: SQLITE_NOMEM, message: "cannot map \(count) bytes") }
+    defer { munmap(mapped, count) }
+    let read = sqlite3_blob_read(blob, mapped, Int32(count), 0)
+    guard read == SQLITE_OK else { throw error(read) }
+    return body(UnsafeMutableRawBufferPointer(start: mapped, count: count))
   }
 
   /// Rows changed by the last statement (a batch of a cleanup knows when it is done).

@@ -143,6 +143,19 @@ enum SavedText {
   /// The column held no text (a number, NULL).
   case notText(SQLiteValue)
 
+  /// `bytes` parsed, each megabyte's pages given back behind the parse
+  /// (`JSONParseOptions.discardsParsedBytes`): a large snapshot is never held whole beside its
+  /// tree. `invalid` when they do not parse, with no repair tried: the bytes are gone by then.
+  init(parsingGivingBack bytes: UnsafeMutableRawBufferPointer) {
+    do {
+      self = .parsed(
+        try JSON(parsing: UnsafeRawBufferPointer(bytes), options: .discardsParsedBytes),
+        bytes: bytes.count)
+    } catch {
+      self = .invalid(error)
+    }
+  }
+
   /// `bytes` parsed. Text that is not UTF-8 is parsed as SQLite's text was read before it was
   /// parsed in place: its bad bytes replaced by U+FFFD.
   init(parsing bytes: UnsafeRawBufferPointer) {

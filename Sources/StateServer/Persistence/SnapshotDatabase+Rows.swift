@@ -4,35 +4,58 @@ import FoundationEssentials
 /// Reading and writing the rows of the stores: snapshots, journal entries, rows set aside.
 extension SnapshotDatabase {
   /// The rows saved for `store`, unchecked (`SavedState` checks them) but for the snapshot's
-  /// state, parsed where SQLite holds it; `nil` if none. A snapshot written in pieces comes
-  /// back whole, with the journal rows it does not cover.
+  /// state, parsed from pages of its own that the parse gives back as it goes
+  /// (`SQLiteConnection.withBytes`); `nil` if none. A snapshot written in pieces comes back
+  /// whole, with the journal rows it does not cover.
   func load(store: String) throws(SQLiteError) -> SavedRows? {
     let connection = try open()
     var snapshot: [SQLiteValue]?
     var state = SavedText.notText(.null)
     var pieces: SnapshotPieces?
-    // `store` is the table's key: one row at most.
+    // `store` is the table's key: one row at most. The state is not a column of the result,
+    // which would have SQLite read it whole into a buffer of its own: `typeof` reads its
+    // type alone.
+    var textRow: Int64?
     try connection.forEachRow(
-      "SELECT feature, schema_version, version, state FROM snapshots WHERE store = ?",
+      "SELECT feature, schema_version, version, typeof(state), rowid FROM snapshots WHERE store = ?",
       [.text(store)]
     ) { row in
       snapshot = (0..<3).map(row.value)
-      guard row.count == 4, row.isText(3), let text = row.bytes(3) else {
-        state = .notText(row.count == 4 ? row.value(3) : .null)
-        return
+      if row.value(3) == .text("text") { textRow = row.value(4).integer }
+    }
+    if snapshot != nil, textRow == nil {
+      state = .notText(
+        try connection.query("SELECT state FROM snapshots WHERE store = ?", [.text(store)])
+          .first?.first ?? .null)
+    }
+    if let textRow {
+      state = try connection.withBytes(of: "snapshots", column: "state", rowid: textRow) {
+        text in
+        pieces = SnapshotPieces(marker: UnsafeRawBufferPointer(text))
+        return pieces == nil ? SavedText(parsingGivingBack: text) : .notText(.null)
       }
-      pieces = SnapshotPieces(marker: text)
-      if pieces == nil { state = SavedText(parsing: text) }
+      if case .invalid = state, pieces == nil {
+        // Given back as it was parsed: read again, for the repair of text that is not UTF-8.
+        state = try connection.withBytes(of: "snapshots", column: "state", rowid: textRow) {
+          SavedText(parsing: UnsafeRawBufferPointer($0))
+        }
+      }
     }
     var covered = Int64.min
     var problem: String?
     if let pieces {
       covered = pieces.snapshot
       switch try pieces.assembleBytes(store: store, on: connection) {
-      case .success(let bytes):
-        state = bytes.withUnsafeBytes { SavedText(parsing: $0) }
-        if case .invalid = state, String(validating: bytes, as: UTF8.self) == nil {
-          problem = "snapshot \(pieces.snapshot) is not UTF-8 text"
+      case .success(var bytes):
+        state = bytes.withUnsafeMutableBytes { SavedText(parsingGivingBack: $0) }
+        // Given back as it was parsed: assembled again for the repair and the check.
+        if case .invalid = state,
+          case .success(let again) = try pieces.assembleBytes(store: store, on: connection)
+        {
+          state = again.withUnsafeBytes { SavedText(parsing: $0) }
+          if case .invalid = state, String(validating: again, as: UTF8.self) == nil {
+            problem = "snapshot \(pieces.snapshot) is not UTF-8 text"
+          }
         }
       case .failure(let reason): problem = reason.reason
       }
