@@ -5,14 +5,15 @@
 /// rewind's restored state, a test's expected value) made the edit copy every element, once,
 /// because Swift's arrays are copy-on-write, not persistent. Chunked, the first edit copies
 /// the list of chunks (a reference per `chunkSize` elements) and each edit the chunk it
-/// touches, once: 32 elements, so that edits spread over a large array copy little each
+/// touches, once: 8 elements, so that edits spread over a large array copy little each
 /// (chunks of 1,024 left history's cost per edit at 1,000,000 notes nearly where one whole copy
-/// had put it, since 2,000 edits touched most chunks; docs/architecture.md). Reading an element
+/// had put it, since 2,000 edits touched most chunks; 32 still faulted in most of a page per
+/// edit; docs/architecture.md). Reading an element
 /// costs a shift and a second bounds check. Insertions and removals inside the array rebuild
 /// the chunks after the position; the array's index is rebuilt from there anyway.
 struct ChunkedElements<Element> {
   /// Elements per chunk: a power of two, so that an index splits by a shift and a mask.
-  static var chunkShift: Int { 5 }
+  static var chunkShift: Int { 3 }
   static var chunkSize: Int { 1 << chunkShift }
 
   private var chunks: [[Element]] = []
