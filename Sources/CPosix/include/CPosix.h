@@ -1,4 +1,4 @@
-// The two POSIX/glibc calls StateServer needs that Swift's Glibc module does not import.
+// The POSIX/glibc calls StateServer needs that Swift's Glibc module does not import.
 #ifndef CPOSIX_H
 #define CPOSIX_H
 
@@ -20,5 +20,11 @@ ssize_t cposix_write_nowait(int fd, const void *bytes, size_t count);
 // without it trims nothing). <malloc.h> is not in Swift's Glibc module, and the release binary
 // is static, where a run-time look-up (`dlsym`) would find nothing.
 void cposix_trim_free_memory(void);
+
+// Grows the anonymous mapping of `old_size` bytes at `old` to `new_size` bytes, moving it if it
+// must (`mremap` with MREMAP_MAYMOVE, a Linux extension): the pages move, nothing is copied.
+// Returns the mapping's address, or NULL when the system refuses or has no `mremap` (the caller
+// then maps anew and copies).
+void *cposix_grow_mapping(void *old, size_t old_size, size_t new_size);
 
 #endif
