@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "CPosix.h"
 
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/uio.h>
 #if __has_include(<malloc.h>)
@@ -28,5 +29,15 @@ void *cposix_grow_mapping(void *old, size_t old_size, size_t new_size) {
   (void)old_size;
   (void)new_size;
   return NULL;
+#endif
+}
+
+void cposix_widen_pipe(int fd, int bytes) {
+#if defined(F_SETPIPE_SZ)
+  if (fcntl(fd, F_GETPIPE_SZ) >= bytes) return;
+  (void)fcntl(fd, F_SETPIPE_SZ, bytes);
+#else
+  (void)fd;
+  (void)bytes;
 #endif
 }

@@ -27,4 +27,9 @@ void cposix_trim_free_memory(void);
 // then maps anew and copies).
 void *cposix_grow_mapping(void *old, size_t old_size, size_t new_size);
 
+// Asks that the pipe `fd` reads from hold at least `bytes` (`F_SETPIPE_SZ`, a Linux extension;
+// an unprivileged process may ask up to /proc/sys/fs/pipe-max-size, 1 MiB by default). Nothing
+// happens when `fd` is not a pipe, already holds that much, or the system refuses.
+void cposix_widen_pipe(int fd, int bytes);
+
 #endif
