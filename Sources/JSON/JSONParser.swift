@@ -182,7 +182,9 @@ struct JSONParser: ~Copyable {
     let frameIndex = frames.count - 1
     let keyStart = frames[frameIndex].keyStart
     let position = keys.count - 1
-    if let earlier = earlierPosition(ofKeyAt: position, frame: frameIndex) {
+    if let earlier = Self.earlierPosition(
+      ofKeyAt: position, in: keys, from: keyStart, index: frames[frameIndex].index)
+    {
       if !allowDuplicateKeys {
         refuse(
           .duplicateKey,
@@ -206,11 +208,17 @@ struct JSONParser: ~Copyable {
     }
   }
 
-  /// Where, among the innermost object's earlier members, the key at `position` already is.
-  private func earlierPosition(ofKeyAt position: Int, frame: Int) -> Int? {
-    let keyStart = frames[frame].keyStart
+  /// Where, among the innermost object's earlier members (its keys from `keyStart` in `keys`,
+  /// and its `index` once it has one), the key at `position` already is.
+  ///
+  /// Static, with what it reads passed in: as a method of the parser it was called on a copy
+  /// of the whole parser (its 176 bytes copied for every member parsed), as a non-copyable
+  /// value's non-mutating method called from a mutating one is.
+  private static func earlierPosition(
+    ofKeyAt position: Int, in keys: [String], from keyStart: Int, index: [String: Int]?
+  ) -> Int? {
     let key = keys[position]
-    if let index = frames[frame].index {
+    if let index {
       guard let found = index[key] else { return nil }
       if keys[keyStart + found].utf8.elementsEqual(key.utf8) { return found }
       // Canonically equal but different bytes: only a scan can tell whether the same bytes
