@@ -86,7 +86,7 @@ struct JSONParser: ~Copyable {
 
   /// Reads one value starting at the offset, and leaves the offset just past it.
   mutating func parseValue() throws(JSONParseError) -> JSON {
-    while true {
+    parsing: while true {
       var value: JSON
       if frames.count >= depthLimit {
         offset += 1
@@ -130,15 +130,18 @@ struct JSONParser: ~Copyable {
       default: throw invalidToken()
       }
       // A value is complete: hand it to its container, closing every container it completes.
+      // It is moved, not copied (a retain and a release per value): each way on either sets
+      // `value` again, reads the next value, or throws.
       while let frame = frames.last {
         if frame.isObject {
-          add(member: value)
+          add(member: consume value)
           if offset >= nextDiscard { discardParsed() }
           skipWhitespace()
           switch next() {
           case UInt8(ascii: ","):
             skipWhitespace()
             try parseKey()
+            continue parsing
           case UInt8(ascii: "}"):
             value = .object(closeObject())
             continue
@@ -146,11 +149,13 @@ struct JSONParser: ~Copyable {
           default: throw failure(.syntax, "'}' expected")
           }
         } else {
-          values.push(value)
+          values.push(consume value)
           if offset >= nextDiscard { discardParsed() }
           skipWhitespace()
           switch next() {
-          case UInt8(ascii: ","): skipWhitespace()
+          case UInt8(ascii: ","):
+            skipWhitespace()
+            continue parsing
           case UInt8(ascii: "]"):
             let frame = frames.removeLast()
             value = .array(values.popArray(from: frame.valueStart))
@@ -159,9 +164,9 @@ struct JSONParser: ~Copyable {
           default: throw failure(.syntax, "']' expected")
           }
         }
-        break
       }
-      if frames.isEmpty { return value }
+      // Every container is closed: the value is the whole.
+      return value
     }
   }
 
