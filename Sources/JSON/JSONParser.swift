@@ -242,7 +242,7 @@ struct JSONParser: ~Copyable {
     let frame = frames.removeLast()
     let count = keys.count - frame.keyStart
     var object = JSONObject(reservingCapacity: count)
-    values.moveMembers(from: frame.valueStart, keys: keys[frame.keyStart...], into: &object)
+    values.moveMembers(from: frame.valueStart, keys: keys, keyStart: frame.keyStart, into: &object)
     keys.removeLast(count)
     object.reindex()
     return object
