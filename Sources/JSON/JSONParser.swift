@@ -229,13 +229,17 @@ struct JSONParser: ~Copyable {
       // Canonically equal but different bytes: only a scan can tell whether the same bytes
       // are there too.
     }
-    for earlier in keyStart..<position {
-      let other = keys[earlier]
-      if other.utf8.count == key.utf8.count && other == key && other.utf8.elementsEqual(key.utf8) {
-        return earlier - keyStart
+    // Read in the array's buffer: each key is compared where it lies, not copied out (a
+    // retain and a release of its storage, calls even for a small string).
+    return keys.withUnsafeBufferPointer { keys in
+      let count = key.utf8.count
+      for earlier in keyStart..<position where keys[earlier].utf8.count == count {
+        if keys[earlier] == key && keys[earlier].utf8.elementsEqual(key.utf8) {
+          return earlier - keyStart
+        }
       }
+      return nil
     }
-    return nil
   }
 
   private mutating func closeObject() -> JSONObject {
