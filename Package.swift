@@ -49,7 +49,8 @@ let package = Package(
     // Only executables link it (the product above): a test runner must keep its default SIGINT.
     .target(name: "CStartupSignals"),
     // The POSIX and glibc calls Swift's Glibc module does not import: a write to stdout that
-    // never blocks (the main thread's direct writes) and malloc_trim (its header says why).
+    // never blocks (the main thread's direct writes), malloc_trim, mremap and a pipe's size
+    // (its header says why).
     .target(name: "CPosix"),
     .target(
       name: "JSON",

@@ -1,6 +1,8 @@
 #define _GNU_SOURCE
 #include "CPosix.h"
 
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/uio.h>
 #if __has_include(<malloc.h>)
 #include <malloc.h>  // first: it defines __GLIBC__ when the C library is glibc
@@ -15,6 +17,28 @@ ssize_t cposix_write_nowait(int fd, const void *bytes, size_t count) {
 void cposix_trim_free_memory(void) {
 #if defined(__GLIBC__)
   (void)malloc_trim(0);
+#endif
+}
+
+void *cposix_grow_mapping(void *old, size_t old_size, size_t new_size) {
+#if defined(__linux__)
+  void *moved = mremap(old, old_size, new_size, MREMAP_MAYMOVE);
+  return moved == MAP_FAILED ? NULL : moved;
+#else
+  (void)old;
+  (void)old_size;
+  (void)new_size;
+  return NULL;
+#endif
+}
+
+void cposix_widen_pipe(int fd, int bytes) {
+#if defined(F_SETPIPE_SZ)
+  if (fcntl(fd, F_GETPIPE_SZ) >= bytes) return;
+  (void)fcntl(fd, F_SETPIPE_SZ, bytes);
+#else
+  (void)fd;
+  (void)bytes;
 #endif
 }
 

@@ -47,6 +47,28 @@ extension JSONParser {
     offset += 1  // the opening quote
     let contentStart = offset
     var ascii = true
+    // Eight bytes at a time while a whole word remains: a word with none of the bytes that
+    // end the plain run (a quote, a backslash, a control byte) or mark UTF-8 (0x80 and up) is
+    // skipped whole; otherwise the scan stops at the first such byte. (The lowest bytes of a
+    // loaded word are the first only on a little-endian machine.)
+    words: while Self.isLittleEndian && offset + 8 <= bytes.count {
+      let word = UnsafeRawPointer(start + offset).loadUnaligned(as: UInt64.self)
+      let special = Self.specialBytes(word)
+      if special == 0 {
+        offset += 8
+        continue
+      }
+      offset += special.trailingZeroBitCount >> 3
+      let byte = start[offset]
+      if byte == UInt8(ascii: "\"") {
+        let content = UnsafeRawBufferPointer(rebasing: bytes[contentStart..<offset])
+        offset += 1
+        return ascii ? .ascii(content) : .utf8(content)
+      }
+      if byte == UInt8(ascii: "\\") || byte < 0x20 { break words }
+      ascii = false
+      offset += 1
+    }
     while offset < bytes.count {
       let byte = start[offset]
       if byte == UInt8(ascii: "\"") {
@@ -73,6 +95,29 @@ extension JSONParser {
         scratch.append(byte)
       }
     }
+  }
+
+  private static var isLittleEndian: Bool {
+    #if _endian(little)
+      true
+    #else
+      false
+    #endif
+  }
+
+  /// The high bit of each byte of `word` (little-endian) that is a quote, a backslash, below
+  /// 0x20 or 0x80 and up, and perhaps of bytes above such a byte (a borrow runs upwards), so
+  /// the lowest bit set is always the first such byte.
+  @inline(__always)
+  private static func specialBytes(_ word: UInt64) -> UInt64 {
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let high: UInt64 = 0x8080_8080_8080_8080
+    let quotes = word ^ (ones &* 0x22)
+    let backslashes = word ^ (ones &* 0x5C)
+    let zeroQuote = (quotes &- ones) & ~quotes
+    let zeroBackslash = (backslashes &- ones) & ~backslashes
+    let control = (word &- ones &* 0x20) & ~word
+    return (zeroQuote | zeroBackslash | control | word) & high
   }
 
   private mutating func parseEscape() throws(JSONParseError) {

@@ -86,7 +86,7 @@ struct JSONParser: ~Copyable {
 
   /// Reads one value starting at the offset, and leaves the offset just past it.
   mutating func parseValue() throws(JSONParseError) -> JSON {
-    while true {
+    parsing: while true {
       var value: JSON
       if frames.count >= depthLimit {
         offset += 1
@@ -130,15 +130,18 @@ struct JSONParser: ~Copyable {
       default: throw invalidToken()
       }
       // A value is complete: hand it to its container, closing every container it completes.
+      // It is moved, not copied (a retain and a release per value): each way on either sets
+      // `value` again, reads the next value, or throws.
       while let frame = frames.last {
         if frame.isObject {
-          add(member: value)
+          add(member: consume value)
           if offset >= nextDiscard { discardParsed() }
           skipWhitespace()
           switch next() {
           case UInt8(ascii: ","):
             skipWhitespace()
             try parseKey()
+            continue parsing
           case UInt8(ascii: "}"):
             value = .object(closeObject())
             continue
@@ -146,11 +149,13 @@ struct JSONParser: ~Copyable {
           default: throw failure(.syntax, "'}' expected")
           }
         } else {
-          values.push(value)
+          values.push(consume value)
           if offset >= nextDiscard { discardParsed() }
           skipWhitespace()
           switch next() {
-          case UInt8(ascii: ","): skipWhitespace()
+          case UInt8(ascii: ","):
+            skipWhitespace()
+            continue parsing
           case UInt8(ascii: "]"):
             let frame = frames.removeLast()
             value = .array(values.popArray(from: frame.valueStart))
@@ -159,9 +164,9 @@ struct JSONParser: ~Copyable {
           default: throw failure(.syntax, "']' expected")
           }
         }
-        break
       }
-      if frames.isEmpty { return value }
+      // Every container is closed: the value is the whole.
+      return value
     }
   }
 
@@ -182,7 +187,9 @@ struct JSONParser: ~Copyable {
     let frameIndex = frames.count - 1
     let keyStart = frames[frameIndex].keyStart
     let position = keys.count - 1
-    if let earlier = earlierPosition(ofKeyAt: position, frame: frameIndex) {
+    if let earlier = Self.earlierPosition(
+      ofKeyAt: position, in: keys, from: keyStart, index: frames[frameIndex].index)
+    {
       if !allowDuplicateKeys {
         refuse(
           .duplicateKey,
@@ -206,30 +213,40 @@ struct JSONParser: ~Copyable {
     }
   }
 
-  /// Where, among the innermost object's earlier members, the key at `position` already is.
-  private func earlierPosition(ofKeyAt position: Int, frame: Int) -> Int? {
-    let keyStart = frames[frame].keyStart
+  /// Where, among the innermost object's earlier members (its keys from `keyStart` in `keys`,
+  /// and its `index` once it has one), the key at `position` already is.
+  ///
+  /// Static, with what it reads passed in: as a method of the parser it was called on a copy
+  /// of the whole parser (its 176 bytes copied for every member parsed), as a non-copyable
+  /// value's non-mutating method called from a mutating one is.
+  private static func earlierPosition(
+    ofKeyAt position: Int, in keys: [String], from keyStart: Int, index: [String: Int]?
+  ) -> Int? {
     let key = keys[position]
-    if let index = frames[frame].index {
+    if let index {
       guard let found = index[key] else { return nil }
       if keys[keyStart + found].utf8.elementsEqual(key.utf8) { return found }
       // Canonically equal but different bytes: only a scan can tell whether the same bytes
       // are there too.
     }
-    for earlier in keyStart..<position {
-      let other = keys[earlier]
-      if other.utf8.count == key.utf8.count && other == key && other.utf8.elementsEqual(key.utf8) {
-        return earlier - keyStart
+    // Read in the array's buffer: each key is compared where it lies, not copied out (a
+    // retain and a release of its storage, calls even for a small string).
+    return keys.withUnsafeBufferPointer { keys in
+      let count = key.utf8.count
+      for earlier in keyStart..<position where keys[earlier].utf8.count == count {
+        if keys[earlier] == key && keys[earlier].utf8.elementsEqual(key.utf8) {
+          return earlier - keyStart
+        }
       }
+      return nil
     }
-    return nil
   }
 
   private mutating func closeObject() -> JSONObject {
     let frame = frames.removeLast()
     let count = keys.count - frame.keyStart
     var object = JSONObject(reservingCapacity: count)
-    values.moveMembers(from: frame.valueStart, keys: keys[frame.keyStart...], into: &object)
+    values.moveMembers(from: frame.valueStart, keys: keys, keyStart: frame.keyStart, into: &object)
     keys.removeLast(count)
     object.reindex()
     return object

@@ -89,13 +89,15 @@ struct PendingValues: ~Copyable {
     madvise(start, Int(last - first), MADV_DONTNEED)
   }
 
-  /// The values from `start` to the top, moved into `object` under `keys`, one key a value.
+  /// The values from `start` to the top, moved into `object` under the keys of `keys` from
+  /// `keyStart` on, one key a value. The keys are read where they lie: a slice of them would
+  /// retain and release their array once an object.
   mutating func moveMembers(
-    from start: Int, keys: ArraySlice<String>, into object: inout JSONObject
+    from start: Int, keys: [String], keyStart: Int, into object: inout JSONObject
   ) {
     var position = start
-    for key in keys {
-      object.appendUnindexed(key, (base + position).move())
+    for key in keyStart..<keys.count {
+      object.appendUnindexed(keys[key], (base + position).move())
       position += 1
     }
     count = start

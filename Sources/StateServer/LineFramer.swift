@@ -1,3 +1,4 @@
+import CPosix
 import JSON
 
 #if canImport(Glibc)
@@ -23,6 +24,7 @@ final class LineFramer {
   private var end = 0  // end of the bytes read so far
   private var skipped: Int? = nil  // length so far of an oversize line being skipped
   private var skippedID: JSON? = nil  // its request's id, read from its head (`OversizeHead`)
+  private var widenedPipe = false  // whether a long line asked for a larger pipe already
   /// From this length on a line is parsed whole, giving its bytes back as the parse goes
   /// (``JSONParseOptions/discardsParsedBytes``): the text of a large state is then not
   /// resident beside the tree it becomes. Shorter lines are read in place.
@@ -78,6 +80,12 @@ final class LineFramer {
         } else {
           // One line fills the buffer: grow up to the limit, past it skip the line.
           buffer.grow(to: buffer.count + min(buffer.count, maxMessageBytes + 1))
+          if buffer.count >= ReadBuffer.mappedBytes && !widenedPipe {
+            // A long line through a pipe came 64 KB a read (the pipe's default size), each
+            // read a wake-up of the writer and of this thread.
+            cposix_widen_pipe(fd, 1 << 20)
+            widenedPipe = true
+          }
         }
       }
       let count = buffer.withUnsafeMutableBytes { raw -> Int in

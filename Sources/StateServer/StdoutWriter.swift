@@ -196,6 +196,12 @@ final class StdoutWriter: Sendable {
   /// bytes written out cannot be taken back, so a line that would fail halfway (a NaN in a
   /// state) goes the usual way and is answered with an error instead.
   private func stream(_ line: Outgoing, estimate: Int, into pending: inout Pending) {
+    // Through a pipe of the default 64 KB, such a line went out 64 KB a write, each a wake-up
+    // of this thread and of the reader; a larger pipe (1 MiB, the most an unprivileged process
+    // may ask by default) takes it in a sixteenth of the writes. Once per large line: a call
+    // that finds the pipe large enough already changes nothing. `pipeCapacity` keeps the size
+    // found at start, which only makes direct writes more careful than they need be.
+    if pipeCapacity > 0 { cposix_widen_pipe(fd, 1 << 20) }
     var left = estimate
     var broken = pending.broken
     pending.bytes.write(handingOnAt: Self.chunkBytes) { bytes in

@@ -29,4 +29,15 @@ void cposix_trim_free_memory(void);
 // any other thread starts.
 void cposix_use_one_allocator_arena(void);
 
+// Grows the anonymous mapping of `old_size` bytes at `old` to `new_size` bytes, moving it if it
+// must (`mremap` with MREMAP_MAYMOVE, a Linux extension): the pages move, nothing is copied.
+// Returns the mapping's address, or NULL when the system refuses or has no `mremap` (the caller
+// then maps anew and copies).
+void *cposix_grow_mapping(void *old, size_t old_size, size_t new_size);
+
+// Asks that the pipe `fd` reads from hold at least `bytes` (`F_SETPIPE_SZ`, a Linux extension;
+// an unprivileged process may ask up to /proc/sys/fs/pipe-max-size, 1 MiB by default). Nothing
+// happens when `fd` is not a pipe, already holds that much, or the system refuses.
+void cposix_widen_pipe(int fd, int bytes);
+
 #endif
