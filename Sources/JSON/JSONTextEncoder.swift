@@ -203,7 +203,7 @@ final class TextEncoding {
       return true
     }
     if T.self == Date.self, let date = value as? Date {
-      writer.pointee.write(string: ISO8601Date.string(from: date))
+      writer.pointee.write(date: date)
       return true
     }
     if T.self == URL.self, let url = value as? URL {
@@ -232,6 +232,19 @@ final class TextEncoding {
 struct TextEncodingFallback: Error {}
 
 extension JSONWriter {
+  /// `date` as the string `ISO8601Date.string(from:)` gives, written in place.
+  mutating func write(date: Date) {
+    reserve(26)
+    let text = UnsafeMutableBufferPointer(start: start + written + 1, count: 24)
+    guard ISO8601Date.write(date, into: text) else {
+      write(string: ISO8601Date.string(from: date))
+      return
+    }
+    start[written] = UInt8(ascii: "\"")
+    start[written + 25] = UInt8(ascii: "\"")
+    written += 26
+  }
+
   /// A finite double, in the text ``write(_:)`` gives it.
   mutating func write(finite double: Double) {
     var text = double.description

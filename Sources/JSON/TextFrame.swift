@@ -12,6 +12,9 @@ final class TextFrame: Encoder {
   let session: TextEncoding
   /// Unowned: a parent holds its child. Read for coding paths and when nested containers close.
   private unowned let parent: TextFrame?
+  /// The parent's address, which closing this frame makes the top (read through `parent`, it
+  /// was a strong retain and a release).
+  private let parentAddress: UnsafeMutableRawPointer?
   /// The nesting level of this frame's value, as the writer counts it (the root is 0).
   let depth: Int
   /// Whether a member or element of this frame would nest past ``JSON/maximumDepth``.
@@ -25,15 +28,25 @@ final class TextFrame: Encoder {
   @exclusivity(unchecked) private(set) var generation = 0
   /// Members or elements written.
   @exclusivity(unchecked) private(set) var count = 0
-  /// The keys written so far (an object's), to catch one written twice; past a few of them,
-  /// a set.
-  @exclusivity(unchecked) private var keys: [String] = []
+  /// The keys of the object written last here, in order, and their text (`"key":`, ending at
+  /// `templateEnds`): the next object, of the same type mostly, writes each key that matches
+  /// by copying its text, with no escaping, and needs no check that it is new (the template's
+  /// keys are distinct, and it matches a prefix of them). From its first key that differs, an
+  /// object leaves the template: the template is cut there and goes on with this object's own
+  /// keys, each checked against the ones before it (past a few of them, through `keySet`).
+  @exclusivity(unchecked) private var templateKeys: [String] = []
+  @exclusivity(unchecked) private var templateText: [UInt8] = []
+  @exclusivity(unchecked) private var templateEnds: [Int] = []
+  /// Whether the object being written followed the template so far.
+  @exclusivity(unchecked) private var onTemplate = true
+  /// The keys of the object being written, once it has more than a few off the template.
   @exclusivity(unchecked) private var keySet: Set<String> = []
   @exclusivity(unchecked) private var child: TextFrame?
 
   init(session: TextEncoding, parent: TextFrame?) {
     self.session = session
     self.parent = parent
+    parentAddress = parent.map { Unmanaged.passUnretained($0).toOpaque() }
     depth = parent.map { $0.depth + 1 } ?? 0
     childTooDeep = depth + 1 >= JSON.maximumDepth
   }
@@ -62,7 +75,7 @@ final class TextFrame: Encoder {
     state = .empty
     generation &+= 1
     count = 0
-    if !keys.isEmpty { keys.removeAll(keepingCapacity: true) }
+    onTemplate = true
     if !keySet.isEmpty { keySet.removeAll() }
     session.top = address
   }
@@ -87,7 +100,7 @@ final class TextFrame: Encoder {
     }
     state = .closed
     generation &+= 1
-    session.top = parent?.address
+    session.top = parentAddress
   }
 
   /// Ends this frame's value once its `encode(to:)` returned: nested containers it left open
@@ -131,16 +144,64 @@ final class TextFrame: Encoder {
   /// False (left to the tree path) when the container is stale, the key was written before
   /// (the tree keeps its first position and its last value), or the value would nest too deep.
   func beginMember(_ key: String, _ generation: Int) -> Bool {
-    guard enter(generation), !childTooDeep, isNew(key) else {
+    guard enter(generation), !childTooDeep else {
       _ = session.needTree()
       return false
     }
+    let position = count
     let writer = session.writer
-    if count > 0 { writer.pointee.append(UInt8(ascii: ",")) }
+    if position > 0 { writer.pointee.append(UInt8(ascii: ",")) }
+    if onTemplate && position < templateKeys.count && templateKeys[position] == key {
+      let from = position == 0 ? 0 : templateEnds[position - 1]
+      let to = templateEnds[position]
+      templateText.withUnsafeBufferPointer { text in
+        writer.pointee.reserve(to - from)
+        writer.pointee.put(UnsafeBufferPointer(rebasing: text[from..<to]))
+      }
+    } else {
+      guard isNew(key, at: position) else {
+        _ = session.needTree()
+        return false
+      }
+      let from = writer.pointee.count
+      let handedOn = writer.pointee.handedOn
+      writer.pointee.write(string: key)
+      writer.pointee.append(UInt8(ascii: ":"))
+      templateKeys.append(key)
+      if writer.pointee.handedOn == handedOn {
+        templateText.append(
+          contentsOf: UnsafeBufferPointer(
+            start: writer.pointee.start + from, count: writer.pointee.count - from))
+      } else {
+        // Part of the key's text was handed on meanwhile: write it again where it is kept.
+        var text = JSONWriter(capacity: key.utf8.count + 3)
+        text.write(string: key)
+        text.append(UInt8(ascii: ":"))
+        text.withUnsafeBytes { templateText.append(contentsOf: $0) }
+      }
+      templateEnds.append(templateText.count)
+    }
     count &+= 1
-    writer.pointee.write(string: key)
-    writer.pointee.append(UInt8(ascii: ":"))
     return true
+  }
+
+  /// Whether `key` is not among the object's first `position` keys (which, off the template,
+  /// are the template's); leaves the template when the object was on it.
+  private func isNew(_ key: String, at position: Int) -> Bool {
+    if onTemplate {
+      onTemplate = false
+      if position < templateKeys.count {
+        templateKeys.removeSubrange(position...)
+        templateEnds.removeSubrange(position...)
+        templateText.removeSubrange((position == 0 ? 0 : templateEnds[position - 1])...)
+      }
+    }
+    if position < JSONObject.linearLimit {
+      for earlier in templateKeys where earlier == key { return false }
+      return true
+    }
+    if keySet.isEmpty { keySet = Set(templateKeys) }
+    return keySet.insert(key).inserted
   }
 
   /// `beginMember` for an array's next element.
@@ -152,17 +213,6 @@ final class TextFrame: Encoder {
     if count > 0 { session.writer.pointee.append(UInt8(ascii: ",")) }
     count &+= 1
     return true
-  }
-
-  /// Whether `key` was not written in this object yet; notes it.
-  private func isNew(_ key: String) -> Bool {
-    if keys.count < JSONObject.linearLimit {
-      for earlier in keys where earlier == key { return false }
-      keys.append(key)
-      if keys.count == JSONObject.linearLimit { keySet = Set(keys) }
-      return true
-    }
-    return keySet.insert(key).inserted
   }
 
   /// Writes `value` as the member or element just begun (its key `key`).

@@ -363,6 +363,28 @@ struct TextEncoderTests {
     }
   }
 
+  @Test func theKeysOfTheObjectBeforeAreATemplateNotAPromise() {
+    func object(_ keys: [String]) -> Custom {
+      Custom { encoder in
+        var container = encoder.container(keyedBy: AnyKey.self)
+        for (number, key) in keys.enumerated() { try container.encode(number, forKey: AnyKey(key)) }
+      }
+    }
+    let many = (0..<12).map { "k\($0)" }
+    let shapes: [[String]] = [
+      ["a", "b", "c"], ["a", "b", "c"], ["a", "b"], ["a", "b", "c", "d"], ["a", "c", "b"],
+      ["a", "b", "a"], ["b", "a", "b"], ["a", "b", "c"], [], ["q\"\n", "a"], ["q\"\n", "a"],
+      many, many + ["k3"], many, ["k0", "k1", "x"] + many.dropFirst(2), many + ["k11"],
+    ]
+    expectSame(shapes.map(object))
+    for shape in shapes {
+      expectSame([object(["a", "b", "c"]), object(shape)])
+      expectSame([object(many), object(shape), object(shape)])
+    }
+    // Dictionaries of one type, keys in a different order or different keys each time.
+    expectSame([["a": 1, "b": 2], ["b": 1, "a": 2], ["c": 3], [:], ["a": 1, "b": 2, "c": 3]])
+  }
+
   @Test func userInfoReachesTheValue() throws {
     let key = try #require(CodingUserInfoKey(rawValue: "unit"))
     let value = Custom { encoder in
