@@ -3,6 +3,8 @@
 //   struct -> text: JSONValueEncoder + serialized()   vs  JSONEncoder.encode
 //   text -> struct: JSON(parsing:) + JSONValueDecoder vs  JSONDecoder.decode
 // Prints one line per measurement, "name operations_per_second", on stdout.
+// JSON_TOOL_CODABLE_ONLY=notes-tree or notes-text measures only the notes' text, by the tree
+// path or by JSONTextEncoder, ITERATIONS times (for a profiler: callgrind, perf).
 import Foundation
 import JSON
 
@@ -84,11 +86,11 @@ enum CodableCommand {
     let actionData = Data(actionText)
 
     var bytes = 0
-    if ProcessInfo.processInfo.environment["TEXTONLY"] != nil {
+    if let only = ProcessInfo.processInfo.environment["JSON_TOOL_CODABLE_ONLY"] {
       var writer = JSONWriter(capacity: 1 << 20)
       let notes = (0..<100_000).map { Note(number: $0) }
-      let tree = ProcessInfo.processInfo.environment["TEXTONLY"] == "tree"
-      try report(tree ? "tree" : "text", iterations, scale: notes.count) {
+      let tree = only == "notes-tree"
+      try report("encode 100k notes to text, \(only) (notes/s)", iterations, scale: notes.count) {
         writer.truncate(to: 0)
         if tree {
           for start in stride(from: 0, to: notes.count, by: 1_024) {

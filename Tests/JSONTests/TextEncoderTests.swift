@@ -229,6 +229,8 @@ struct TextEncoderTests {
     ].map(Date.init(timeIntervalSince1970:))
     expectSame(dates)
     expectSame(["at": dates[1]])
+    // Years without four digits keep the tree's spelling.
+    #expect(text(dates[6]) == .text(prefix + #""10000-1-1T0s""#))
   }
 
   @Test func errorsAreTheTreePaths() {
