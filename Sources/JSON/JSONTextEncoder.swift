@@ -92,6 +92,56 @@ public struct JSONTextEncoder: Sendable {
   }
 }
 
+extension JSONTextEncoder {
+  /// Writes elements one call each, keeping its encoder from one to the next: for a caller
+  /// that reaches each element itself (an array's elements by index, a loop that writes the
+  /// commas), where ``JSONTextEncoder/encode(elements:continuing:userInfo:to:)`` would need
+  /// them as a sequence (a lazy map over the indices is a closure call and its generic
+  /// iterator per element). One per thread: it is not `Sendable`.
+  ///
+  /// ```swift
+  /// let elements = JSONTextEncoder.ElementEncoder()
+  /// for index in range {
+  ///   if index > range.lowerBound { writer.append(UInt8(ascii: ",")) }
+  ///   try elements.encode(array[index], at: index - range.lowerBound, to: &writer)
+  /// }
+  /// ```
+  public final class ElementEncoder {
+    private let userInfo: [CodingUserInfoKey: Any]
+    private var session: TextEncoding?
+    private var root: TextFrame?
+
+    /// `userInfo` is what each element's `encode(to:)` reads.
+    public init(userInfo: [CodingUserInfoKey: Any] = [:]) {
+      self.userInfo = userInfo
+    }
+
+    /// Writes `element`'s text, as ``JSONTextEncoder/encode(_:to:)`` does; a coding path in an
+    /// error starts at `index` when one is given. On a throw the writer holds what it held
+    /// before the call.
+    public func encode<T: Encodable>(
+      _ element: T, at index: Int? = nil, to writer: inout JSONWriter
+    ) throws {
+      try withUnsafeMutablePointer(to: &writer) { writer in
+        let session: TextEncoding
+        let root: TextFrame
+        if let kept = self.session, let keptRoot = self.root {
+          kept.writer = writer
+          session = kept
+          root = keptRoot
+        } else {
+          session = TextEncoding(writer: writer, userInfo: userInfo)
+          root = TextFrame(session: session, parent: nil)
+          self.session = session
+          self.root = root
+        }
+        defer { session.end() }
+        try session.encodeRoot(element, key: index.map { CodingPathKey(intValue: $0) }, in: root)
+      }
+    }
+  }
+}
+
 /// One call of ``JSONTextEncoder``: the writer, and where the stream stands.
 ///
 /// `top` is the innermost frame whose text is open, unretained: a frame is open only while it
@@ -100,7 +150,9 @@ public struct JSONTextEncoder: Sendable {
 /// moves below it; `end()` clears it. Comparing it with a frame's address is the check every
 /// write makes, so it costs no reference counting.
 final class TextEncoding {
-  let writer: UnsafeMutablePointer<JSONWriter>
+  /// Where the text goes: the writer of the current call (``JSONTextEncoder/ElementEncoder``
+  /// serves several calls).
+  @exclusivity(unchecked) var writer: UnsafeMutablePointer<JSONWriter>
   let userInfo: [CodingUserInfoKey: Any]
   @exclusivity(unchecked) var top: UnsafeMutableRawPointer?
   /// The text of the current value cannot be continued: a value failed, or was used in a way

@@ -414,6 +414,31 @@ struct TextEncoderTests {
     writer.append("]")
     #expect(writer.withUnsafeBytes { Array($0) } == expected.withUnsafeBytes { Array($0) })
 
+    // One element a call, the encoder kept between them.
+    var oneByOne = JSONWriter(capacity: 4)
+    oneByOne.append("[")
+    let elements = JSONTextEncoder.ElementEncoder()
+    for (index, item) in items.enumerated() {
+      if index > 0 { oneByOne.append(",") }
+      try elements.encode(item, at: index, to: &oneByOne)
+    }
+    oneByOne.append("]")
+    #expect(oneByOne.withUnsafeBytes { Array($0) } == expected.withUnsafeBytes { Array($0) })
+    let kept = oneByOne.count
+    #expect(throws: EncodingError.self) { try elements.encode([1.0, .nan], at: 4, to: &oneByOne) }
+    #expect(oneByOne.count == kept)
+    let twice = Custom { encoder in
+      var container = encoder.container(keyedBy: Key.self)
+      try container.encode(1, forKey: .a)
+      try container.encode(2, forKey: .a)
+    }
+    try elements.encode(twice, to: &oneByOne)
+    try elements.encode(items[0], to: &oneByOne)
+    let tail =
+      try JSONValueEncoder().encode(twice).serialized()
+      + JSONValueEncoder().encode(items[0]).serialized()
+    #expect(oneByOne.withUnsafeBytes { Array($0[kept...]) } == tail)
+
     // A failing element takes back the whole call.
     let before = writer.count
     #expect(throws: EncodingError.self) {
