@@ -161,6 +161,9 @@ final class TextEncoding {
   /// The current value was used in a way the stream cannot follow: its text comes from the
   /// tree path.
   @exclusivity(unchecked) var needsTree = false
+  /// The tree path is writing the current value: a container of this encoder kept from
+  /// before is not its own, and what is written to it is ignored, as the tree would.
+  @exclusivity(unchecked) var byTree = false
 
   init(writer: UnsafeMutablePointer<JSONWriter>, userInfo: [CodingUserInfoKey: Any]) {
     self.writer = writer
@@ -214,6 +217,11 @@ final class TextEncoding {
     broken = false
     needsTree = false
     root.open(key: key, nested: false)
+    // Until the next value, a container kept past this one finds the stream broken.
+    defer {
+      top = nil
+      broken = true
+    }
     do {
       if try !writeSpecial(value, depth: 0) {
         try value.encode(to: root)
@@ -225,7 +233,6 @@ final class TextEncoding {
         throw error
       }
     }
-    top = nil
     // A failure caught inside the value and gone past leaves text the tree would not have.
     if broken { try encodeByTree(value, key: key, from: mark) }
   }
@@ -242,6 +249,8 @@ final class TextEncoding {
             "this value must be encoded by JSONValueEncoder (it uses its containers in an order "
             + "text cannot follow), but part of its text was already handed on"))
     }
+    byTree = true
+    defer { byTree = false }
     let encoder = ValueEncoder(parent: nil, key: key)
     encoder.rootUserInfo = userInfo
     try writer.pointee.write(encoder.encodeValue(value))

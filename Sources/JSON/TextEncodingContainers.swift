@@ -9,30 +9,33 @@ struct TextKeyedContainer<Key: CodingKey>: NullWritingKeyedContainer {
   private func path(_ key: Key) -> [any CodingKey] { frame.codingPath + [key] }
   private var writer: UnsafeMutablePointer<JSONWriter> { frame.session.writer }
 
-  private func begin(_ key: Key) throws {
-    guard frame.beginMember(key.stringValue, generation) else { throw TextEncodingFallback() }
+  /// Whether to write the member (false: a container the tree path would not see, ignored
+  /// while it writes the value); throws when the stream cannot follow.
+  private func begin(_ key: Key) throws -> Bool {
+    guard frame.beginMember(key.stringValue, generation) else { return try frame.refused() }
+    return true
   }
 
   mutating func encodeNil(forKey key: Key) throws {
-    try begin(key)
+    guard try begin(key) else { return }
     writer.pointee.append("null")
   }
   mutating func encode(_ value: Bool, forKey key: Key) throws {
-    try begin(key)
+    guard try begin(key) else { return }
     if value { writer.pointee.append("true") } else { writer.pointee.append("false") }
   }
   mutating func encode(_ value: String, forKey key: Key) throws {
-    try begin(key)
+    guard try begin(key) else { return }
     writer.pointee.write(string: value)
   }
   mutating func encode(_ value: Double, forKey key: Key) throws {
     let double = try finite(value, path: path(key))
-    try begin(key)
+    guard try begin(key) else { return }
     writer.pointee.write(finite: double)
   }
   mutating func encode(_ value: Float, forKey key: Key) throws {
     let double = try finite(value, path: path(key))
-    try begin(key)
+    guard try begin(key) else { return }
     writer.pointee.write(finite: double)
   }
   mutating func encode(_ value: Int, forKey key: Key) throws { try write(Int64(value), key) }
@@ -50,12 +53,12 @@ struct TextKeyedContainer<Key: CodingKey>: NullWritingKeyedContainer {
     try write(try exact(value, path: path(key)), key)
   }
   mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-    try begin(key)
+    guard try begin(key) else { return }
     try frame.encodeChild(value, key: key)
   }
 
   private func write(_ integer: Int64, _ key: Key) throws {
-    try begin(key)
+    guard try begin(key) else { return }
     writer.pointee.write(integer: integer)
   }
 
@@ -90,30 +93,32 @@ struct TextUnkeyedContainer: UnkeyedEncodingContainer {
   private func path() -> [any CodingKey] { frame.codingPath + [nextKey] }
   private var writer: UnsafeMutablePointer<JSONWriter> { frame.session.writer }
 
-  private func begin() throws {
-    guard frame.beginElement(generation) else { throw TextEncodingFallback() }
+  /// Whether to write the element, as the keyed container's `begin(_:)` says.
+  private func begin() throws -> Bool {
+    guard frame.beginElement(generation) else { return try frame.refused() }
+    return true
   }
 
   mutating func encodeNil() throws {
-    try begin()
+    guard try begin() else { return }
     writer.pointee.append("null")
   }
   mutating func encode(_ value: Bool) throws {
-    try begin()
+    guard try begin() else { return }
     if value { writer.pointee.append("true") } else { writer.pointee.append("false") }
   }
   mutating func encode(_ value: String) throws {
-    try begin()
+    guard try begin() else { return }
     writer.pointee.write(string: value)
   }
   mutating func encode(_ value: Double) throws {
     let double = try finite(value, path: path())
-    try begin()
+    guard try begin() else { return }
     writer.pointee.write(finite: double)
   }
   mutating func encode(_ value: Float) throws {
     let double = try finite(value, path: path())
-    try begin()
+    guard try begin() else { return }
     writer.pointee.write(finite: double)
   }
   mutating func encode(_ value: Int) throws { try write(Int64(value)) }
@@ -128,12 +133,12 @@ struct TextUnkeyedContainer: UnkeyedEncodingContainer {
   mutating func encode(_ value: UInt64) throws { try write(try exact(value, path: path())) }
   mutating func encode<T: Encodable>(_ value: T) throws {
     let key = nextKey
-    try begin()
+    guard try begin() else { return }
     try frame.encodeChild(value, key: key)
   }
 
   private func write(_ integer: Int64) throws {
-    try begin()
+    guard try begin() else { return }
     writer.pointee.write(integer: integer)
   }
 
@@ -164,29 +169,29 @@ struct TextSingleValueContainer: SingleValueEncodingContainer {
   private var writer: UnsafeMutablePointer<JSONWriter> { frame.session.writer }
 
   mutating func encodeNil() throws {
-    try frame.beginSingle(generation)
+    guard try frame.beginSingle(generation) else { return }
     writer.pointee.append("null")
     frame.endSingle()
   }
   mutating func encode(_ value: Bool) throws {
-    try frame.beginSingle(generation)
+    guard try frame.beginSingle(generation) else { return }
     if value { writer.pointee.append("true") } else { writer.pointee.append("false") }
     frame.endSingle()
   }
   mutating func encode(_ value: String) throws {
-    try frame.beginSingle(generation)
+    guard try frame.beginSingle(generation) else { return }
     writer.pointee.write(string: value)
     frame.endSingle()
   }
   mutating func encode(_ value: Double) throws {
     let double = try finite(value, path: codingPath)
-    try frame.beginSingle(generation)
+    guard try frame.beginSingle(generation) else { return }
     writer.pointee.write(finite: double)
     frame.endSingle()
   }
   mutating func encode(_ value: Float) throws {
     let double = try finite(value, path: codingPath)
-    try frame.beginSingle(generation)
+    guard try frame.beginSingle(generation) else { return }
     writer.pointee.write(finite: double)
     frame.endSingle()
   }
@@ -201,12 +206,12 @@ struct TextSingleValueContainer: SingleValueEncodingContainer {
   mutating func encode(_ value: UInt32) throws { try write(Int64(value)) }
   mutating func encode(_ value: UInt64) throws { try write(try exact(value, path: codingPath)) }
   mutating func encode<T: Encodable>(_ value: T) throws {
-    try frame.beginSingle(generation)
+    guard try frame.beginSingle(generation) else { return }
     try frame.encodeInner(value)
   }
 
   private func write(_ integer: Int64) throws {
-    try frame.beginSingle(generation)
+    guard try frame.beginSingle(generation) else { return }
     writer.pointee.write(integer: integer)
     frame.endSingle()
   }

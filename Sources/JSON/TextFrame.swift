@@ -249,9 +249,23 @@ final class TextFrame: Encoder {
 
   // MARK: Single values
 
-  /// Checks that a single value may be written here now (nothing was, and no container).
-  func beginSingle(_ generation: Int) throws {
-    guard enter(generation), state == .empty else { throw session.needTree() }
+  /// Whether a single value may be written here now (nothing was, and no container); false
+  /// for a container the tree path would not see, while it writes the value.
+  func beginSingle(_ generation: Int) throws -> Bool {
+    guard enter(generation), state == .empty else {
+      _ = session.needTree()
+      return try refused()
+    }
+    return true
+  }
+
+  /// What a write the stream refused does: while the tree path writes the value, the write
+  /// went to a container of this encoder kept from before (the tree's own containers are
+  /// its own), which the tree would not see either, so it is ignored; otherwise it unwinds
+  /// the value for the tree path.
+  func refused() throws -> Bool {
+    guard session.byTree else { throw TextEncodingFallback() }
+    return false
   }
 
   /// The single value was written.
@@ -285,7 +299,11 @@ final class TextFrame: Encoder {
 
   /// `JSON`'s own `encode(to:)` given this encoder: the value as it is.
   func encodeRaw(_ json: JSON) throws {
-    guard enter(nil), state == .empty else { throw session.needTree() }
+    guard enter(nil), state == .empty else {
+      _ = session.needTree()
+      _ = try refused()
+      return
+    }
     try session.write(json, depth: depth)
     state = .value
   }

@@ -54,7 +54,7 @@ private struct Nested: Encodable {
 
 /// Encodes through a closure, for the uses of `Codable` a stream must follow or refuse.
 private struct Custom: Encodable {
-  let body: @Sendable (any Encoder) throws -> Void
+  let body: (any Encoder) throws -> Void
   func encode(to encoder: any Encoder) throws { try body(encoder) }
 }
 
@@ -385,6 +385,31 @@ struct TextEncoderTests {
     }
     // Dictionaries of one type, keys in a different order or different keys each time.
     expectSame([["a": 1, "b": 2], ["b": 1, "a": 2], ["c": 3], [:], ["a": 1, "b": 2, "c": 3]])
+  }
+
+  @Test func aContainerKeptPastItsValueWritesNothingWrong() throws {
+    final class Stash { var container: KeyedEncodingContainer<Key>? }
+    let stash = Stash()
+    let keeper = Custom { encoder in
+      var container = encoder.container(keyedBy: Key.self)
+      try container.encode(1, forKey: .a)
+      stash.container = container
+    }
+    let user = Custom { encoder in
+      var container = encoder.container(keyedBy: Key.self)
+      try container.encode(2, forKey: .b)
+      try stash.container?.encode(3, forKey: .c)
+    }
+    expectSame([keeper, user])
+    // Between the elements of one call, and from one call to the next of an element encoder.
+    var writer = JSONWriter()
+    try JSONTextEncoder().encode(elements: [keeper, user], to: &writer)
+    let elements = JSONTextEncoder.ElementEncoder()
+    try elements.encode(keeper, to: &writer)
+    try elements.encode(user, to: &writer)
+    #expect(
+      String(decoding: writer.withUnsafeBytes { Array($0) }, as: UTF8.self)
+        == #"{"a":1},{"b":2}{"a":1}{"b":2}"#)
   }
 
   @Test func userInfoReachesTheValue() throws {
