@@ -17,6 +17,56 @@
 /// result, and does not depend on a calendar or locale.
 enum ISO8601Date {
   static func string(from date: Date) -> String {
+    let text = String(unsafeUninitializedCapacity: 24) { buffer in
+      write(date, into: buffer) ? 24 : 0
+    }
+    guard text.isEmpty else { return text }
+    // Outside four-digit years ISO 8601 needs an agreed expansion; say what it is instead.
+    let (seconds, _) = wholeSeconds(of: date)
+    let (days, secondOfDay) = floorDivision(seconds, 86_400)
+    let (year, month, day) = civil(fromDays: days)
+    return "\(year)-\(month)-\(day)T\(secondOfDay)s"
+  }
+
+  /// Fills the 24 bytes of `buffer` with `date`'s text, as `string(from:)` gives it; false,
+  /// leaving them, when its year has no four digits. The writer of ``JSONTextEncoder`` puts a
+  /// date's text straight where it goes, rather than in a string made for it (an allocation:
+  /// 24 bytes are past what a `String` holds inline).
+  static func write(_ date: Date, into buffer: UnsafeMutableBufferPointer<UInt8>) -> Bool {
+    precondition(buffer.count >= 24, "a date's text is 24 bytes")
+    let (seconds, milliseconds) = wholeSeconds(of: date)
+    let (days, secondOfDay) = floorDivision(seconds, 86_400)
+    let (year, month, day) = civil(fromDays: days)
+    guard (0...9999).contains(year) else { return false }
+    // "YYYY-MM-DDThh:mm:ss.sssZ" is 24 ASCII bytes, filled in place; digits by division by
+    // constants (multiplications), no loop.
+    guard let text = buffer.baseAddress else { return false }
+    func digits(_ value: Int64, _ width: Int, at position: Int) {
+      var value = Int(truncatingIfNeeded: value)
+      for offset in (0..<width).reversed() {
+        text[position + offset] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value % 10)
+        value /= 10
+      }
+    }
+    digits(year, 4, at: 0)
+    text[4] = UInt8(ascii: "-")
+    digits(month, 2, at: 5)
+    text[7] = UInt8(ascii: "-")
+    digits(day, 2, at: 8)
+    text[10] = UInt8(ascii: "T")
+    digits(secondOfDay / 3600, 2, at: 11)
+    text[13] = UInt8(ascii: ":")
+    digits(secondOfDay / 60 % 60, 2, at: 14)
+    text[16] = UInt8(ascii: ":")
+    digits(secondOfDay % 60, 2, at: 17)
+    text[19] = UInt8(ascii: ".")
+    digits(milliseconds, 3, at: 20)
+    text[23] = UInt8(ascii: "Z")
+    return true
+  }
+
+  /// The whole seconds since 1970 of `date` and its milliseconds, rounded to the nearest.
+  private static func wholeSeconds(of date: Date) -> (seconds: Int64, milliseconds: Int64) {
     let interval = date.timeIntervalSince1970
     var seconds = Int64(interval.rounded(.down))
     var milliseconds = Int64(((interval - Double(seconds)) * 1000).rounded())
@@ -24,43 +74,7 @@ enum ISO8601Date {
       seconds += 1
       milliseconds = 0
     }
-    let (days, secondOfDay) = floorDivision(seconds, 86_400)
-    let (year, month, day) = civil(fromDays: days)
-    guard (0...9999).contains(year) else {
-      // Outside four-digit years ISO 8601 needs an agreed expansion; say what it is instead.
-      return "\(year)-\(month)-\(day)T\(secondOfDay)s"
-    }
-    // "YYYY-MM-DDThh:mm:ss.sssZ" is 24 ASCII bytes: fill them in place, one String at the end.
-    return String(unsafeUninitializedCapacity: 24) { buffer in
-      var position = 0
-      func put(_ value: Int64, _ width: Int) {
-        var value = value
-        for offset in stride(from: width - 1, through: 0, by: -1) {
-          buffer[position + offset] = UInt8(ascii: "0") + UInt8(value % 10)
-          value /= 10
-        }
-        position += width
-      }
-      func put(_ character: Unicode.Scalar) {
-        buffer[position] = UInt8(ascii: character)
-        position += 1
-      }
-      put(year, 4)
-      put("-")
-      put(month, 2)
-      put("-")
-      put(day, 2)
-      put("T")
-      put(secondOfDay / 3600, 2)
-      put(":")
-      put(secondOfDay / 60 % 60, 2)
-      put(":")
-      put(secondOfDay % 60, 2)
-      put(".")
-      put(milliseconds, 3)
-      put("Z")
-      return position
-    }
+    return (seconds, milliseconds)
   }
 
   /// The date written in `text`, or `nil` when it is not `YYYY-MM-DDThh:mm:ss[.f+](Z|±hh:mm)`.

@@ -39,10 +39,15 @@ extension JSON: Codable {
     }
   }
 
-  /// Writes the value as it is; into ``JSONValueEncoder`` it is copied without a walk.
+  /// Writes the value as it is; into ``JSONValueEncoder`` it is copied without a walk, and
+  /// ``JSONTextEncoder`` writes its text as ``JSONWriter`` does.
   public func encode(to encoder: any Encoder) throws {
     if let encoder = encoder as? ValueEncoder {
       encoder.encodeRaw(self)
+      return
+    }
+    if let encoder = encoder as? TextFrame {
+      try encoder.encodeRaw(self)
       return
     }
     switch self {

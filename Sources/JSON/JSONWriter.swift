@@ -34,6 +34,10 @@ public struct JSONWriter: ~Copyable {
   /// runs; and from how many written bytes on they go there rather than the buffer growing.
   private var handOn: ((UnsafeRawBufferPointer) -> Void)? = nil
   private var handOnAt = Int.max
+  /// How many bytes were handed on since the writer was made: with ``count``, a position in
+  /// the whole text that never goes back, so a writer that must take back what it wrote since
+  /// some point (``JSONTextEncoder``) can tell whether those bytes are still here.
+  var handedOn = 0
 
   init(lenient: Bool, capacity: Int = 512) {
     self.lenient = lenient
@@ -149,6 +153,7 @@ public struct JSONWriter: ~Copyable {
   mutating func grow(_ extra: Int) {
     if let handOn, written >= handOnAt {
       handOn(UnsafeRawBufferPointer(start: start, count: written))
+      handedOn &+= written
       written = 0
       if capacity >= extra { return }
     }

@@ -3,6 +3,8 @@
 //   struct -> text: JSONValueEncoder + serialized()   vs  JSONEncoder.encode
 //   text -> struct: JSON(parsing:) + JSONValueDecoder vs  JSONDecoder.decode
 // Prints one line per measurement, "name operations_per_second", on stdout.
+// JSON_TOOL_CODABLE_ONLY=notes-tree or notes-text measures only the notes' text, by the tree
+// path or by JSONTextEncoder, ITERATIONS times (for a profiler: callgrind, perf).
 import Foundation
 import JSON
 
@@ -27,6 +29,26 @@ enum CodableCommand {
     var badgeCount: Int
     var note: String?
     var updatedAt: Date
+  }
+
+  /// The shape of the notes feature's `Note` (json-tool does not link the features).
+  struct Note: Codable, Equatable {
+    enum SyncStatus: String, Codable { case pendingUpload, synchronized, failed, conflict }
+    var id: String
+    var serverId: String?
+    var text: String
+    var createdAt: Date
+    var updatedAt: Date
+    var syncStatus: SyncStatus
+    var serverText: String?
+
+    init(number: Int) {
+      id = "note-\(number)"
+      text = "Field note \(number): checked the north fence line, two posts need replacing soon."
+      createdAt = Date(timeIntervalSince1970: 1_795_974_399 + Double(number))
+      updatedAt = createdAt + 3
+      syncStatus = number % 3 == 0 ? .synchronized : .pendingUpload
+    }
   }
 
   struct SetQuantity: Codable, Equatable {
@@ -64,6 +86,26 @@ enum CodableCommand {
     let actionData = Data(actionText)
 
     var bytes = 0
+    if let only = ProcessInfo.processInfo.environment["JSON_TOOL_CODABLE_ONLY"] {
+      var writer = JSONWriter(capacity: 1 << 20)
+      let notes = (0..<100_000).map { Note(number: $0) }
+      let tree = only == "notes-tree"
+      try report("encode 100k notes to text, \(only) (notes/s)", iterations, scale: notes.count) {
+        writer.truncate(to: 0)
+        if tree {
+          for start in stride(from: 0, to: notes.count, by: 1_024) {
+            let batch = notes[start..<min(start + 1_024, notes.count)]
+            guard case .array(let elements) = try JSONValueEncoder().encode(Array(batch)) else {
+              continue
+            }
+            for element in elements { try writer.write(element) }
+          }
+        } else {
+          try JSONTextEncoder().encode(elements: notes, to: &writer)
+        }
+      }
+      return
+    }
     try report("encode view, JSONValueEncoder + serialized()", iterations) {
       bytes &+= try JSONValueEncoder().encode(view).serialized().count
     }
@@ -90,6 +132,43 @@ enum CodableCommand {
     }
     try report("encode 100k items, Foundation JSONEncoder (items/s)", 10, scale: many.count) {
       bytes &+= try foundationEncoder.encode(many).count
+    }
+    // The same, to text: the tree then its writing, against the text encoder's one pass.
+    var writer = JSONWriter(capacity: 1 << 20)
+    try report(
+      "encode 100k items to text, JSONValueEncoder + write (items/s)", 10, scale: many.count
+    ) {
+      writer.truncate(to: 0)
+      try writer.write(JSONValueEncoder().encode(many))
+      bytes &+= writer.count
+    }
+    try report("encode 100k items to text, JSONTextEncoder (items/s)", 10, scale: many.count) {
+      writer.truncate(to: 0)
+      try JSONTextEncoder().encode(many, to: &writer)
+      bytes &+= writer.count
+    }
+    // Notes as a large state holds them (two dates, all different, an enum, two nil optionals), a batch of
+    // 1,024 at a time as the answer of a `store/open` writes them.
+    let notes = (0..<100_000).map { Note(number: $0) }
+    try report(
+      "encode 100k notes to text, JSONValueEncoder + write (notes/s)", 10, scale: notes.count
+    ) {
+      writer.truncate(to: 0)
+      for start in stride(from: 0, to: notes.count, by: 1_024) {
+        let batch = notes[start..<min(start + 1_024, notes.count)]
+        guard case .array(let elements) = try JSONValueEncoder().encode(Array(batch)) else {
+          continue
+        }
+        for element in elements { try writer.write(element) }
+      }
+      bytes &+= writer.count
+    }
+    try report(
+      "encode 100k notes to text, JSONTextEncoder elements (notes/s)", 10, scale: notes.count
+    ) {
+      writer.truncate(to: 0)
+      try JSONTextEncoder().encode(elements: notes, to: &writer)
+      bytes &+= writer.count
     }
     // Keeps the optimizer from dropping the work above.
     if bytes == 0 || quantity == 0 { FileHandle.standardError.write(Data("no work\n".utf8)) }
