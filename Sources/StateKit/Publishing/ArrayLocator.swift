@@ -12,8 +12,6 @@ final class ArrayLocator: Encoder {
   enum Request {
     case whole
     case element(Int)
-    /// Those in the range that exist, as an array.
-    case elements(Range<Int>)
     /// The array itself (`elementText(ofArrayAt:in:)`).
     case text
   }
@@ -74,10 +72,6 @@ final class ArrayLocator: Encoder {
     case .element(let index):
       guard index >= 0, index < array.count else { return }
       search.found = try JSONValueEncoder().encode(array[index])
-    case .elements(let range):
-      // One encoding of the run: the encoder reuses its element encoder from one to the next.
-      search.found = try JSONValueEncoder().encode(
-        ElementRun(array: array, range: range.clamped(to: 0..<array.count)))
     }
   }
 
@@ -95,18 +89,6 @@ final class ArrayLocator: Encoder {
 
   func singleValueContainer() -> any SingleValueEncodingContainer {
     LocatingSingleValueContainer(locator: self)
-  }
-}
-
-/// Some consecutive elements of an array, encoded as an array of their own.
-struct ElementRun<Element: Encodable & Identifiable & Sendable>: Encodable
-where Element.ID: Sendable {
-  let array: IdentifiedArray<Element>
-  let range: Range<Int>
-
-  func encode(to encoder: any Encoder) throws {
-    var container = encoder.unkeyedContainer()
-    for index in range { try container.encode(array[index]) }
   }
 }
 

@@ -16,17 +16,12 @@ struct ElementText: Sendable {
   where Element.ID: Sendable {
     count = array.count
     writeRun = { range, writer in
-      // One encoding of the run, as a batch written on one thread is encoded
-      // (`ViewPublisher.writeElements`): the encoder reuses its element encoder.
-      guard
-        case .array(let elements) = try JSONValueEncoder().encode(
-          ElementRun(array: array, range: range))
-      else { return }
-      var index = range.lowerBound
-      for element in elements {
+      // Straight to text (no tree of the run first), by one encoder for the run: it keeps its
+      // containers, and an object's keys, from one element to the next.
+      let elements = JSONTextEncoder.ElementEncoder()
+      for index in range {
         if index > 0 { writer.append(UInt8(ascii: ",")) }
-        try writer.write(element)
-        index += 1
+        try elements.encode(array[index], at: index, to: &writer)
       }
     }
   }

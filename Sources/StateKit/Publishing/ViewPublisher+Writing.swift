@@ -102,27 +102,13 @@ struct ViewText<View: Encodable> {
     ofArrayAt path: JSONPointer, to writer: inout JSONWriter, batch: Batches
   ) throws {
     writer.append(UInt8(ascii: "["))
-    if let text = try ArrayLocator.elementText(ofArrayAt: path, in: view),
-      text.count >= batch.twoThreadsFrom
-    {
-      try ElementPipeline.write(
-        text, batch: batch.size, window: Self.pipelineWindow, to: &writer)
-      writer.append(UInt8(ascii: "]"))
-      return
-    }
-    var start = 0
-    while true {
-      let end = start + batch.size
-      guard
-        case .array(let elements)? = try ArrayLocator.encode(
-          .elements(start..<end), ofArrayAt: path, in: view)
-      else { break }
-      for element in elements {
-        if start > 0 { writer.append(UInt8(ascii: ",")) }
-        try writer.write(element)
-        start += 1
+    if let text = try ArrayLocator.elementText(ofArrayAt: path, in: view) {
+      if text.count >= batch.twoThreadsFrom {
+        try ElementPipeline.write(
+          text, batch: batch.size, window: Self.pipelineWindow, to: &writer)
+      } else {
+        try text.write(0..<text.count, to: &writer)
       }
-      if start < end { break }
     }
     writer.append(UInt8(ascii: "]"))
   }
