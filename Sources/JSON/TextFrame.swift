@@ -91,6 +91,15 @@ final class TextFrame: Encoder {
   /// Writes the end of this frame's text (a value that encoded nothing is `{}`, as in the
   /// tree) and makes its parent the innermost open frame.
   private func close() {
+    writeEnd()
+    state = .closed
+    generation &+= 1
+    session.top = parentAddress
+  }
+
+  /// The end of what this frame's value wrote: a closing bracket, `{}` for a value that
+  /// encoded nothing (as in the tree), nothing for a single value.
+  private func writeEnd() {
     let writer = session.writer
     switch state {
     case .closed, .value: break
@@ -98,9 +107,6 @@ final class TextFrame: Encoder {
     case .object: writer.pointee.append(UInt8(ascii: "}"))
     case .array: writer.pointee.append(UInt8(ascii: "]"))
     }
-    state = .closed
-    generation &+= 1
-    session.top = parentAddress
   }
 
   /// Ends this frame's value once its `encode(to:)` returned: nested containers it left open
@@ -286,13 +292,7 @@ final class TextFrame: Encoder {
       session.fail()
       throw error
     }
-    let writer = session.writer
-    switch state {
-    case .closed, .value: break
-    case .empty: writer.pointee.append("{}")
-    case .object: writer.pointee.append(UInt8(ascii: "}"))
-    case .array: writer.pointee.append(UInt8(ascii: "]"))
-    }
+    writeEnd()
     state = .value
     generation &+= 1
   }
