@@ -44,7 +44,9 @@ def test_the_memory_of_a_closed_big_store_goes_back_to_the_system_once_idle(stat
         load.exchange([soak.request(load.rid(), "state/get", {"store": "big"})
                        for _ in range(3)])
         peak = server.rss_mb()
-        assert peak > baseline + 40, (baseline, peak)  # the burst did take memory (about 80 MB)
+        # The burst did take memory: the 100,000 notes held once (about 25 MB; before the
+        # store held its state once and wrote its answers as text, about 80 MB).
+        assert peak > baseline + 15, (baseline, peak)
         load.exchange([soak.request(load.rid(), "store/close", {"store": "big"})])
         assert load.unanswered == 0
         # Idle a second, the server trims; reading /proc does not wake it. Most of the burst
