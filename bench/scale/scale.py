@@ -259,12 +259,17 @@ def measure(args, n, work):
                                      open_line(n, persist=True), edits)
     row["restart"] = restart(args.server, n, state_dir)
     # The open and the edits in memory are timed twice, first and last, and the faster of each
-    # kept (as `json.loads` is the fastest of three): the first server started after the echo
+    # kept (as `json.loads` is the fastest of six, three first and three last): the first server started after the echo
     # gave back its 1.3 GB ran slow in some runs (2026-12-05: an open of 3.6 s against 2.0 s,
     # edits of 29.6 us of CPU against 13 us), which the same build never showed again.
     again = open_and_edit(args.server, n, k, 0, None, line, edits)
     for key in ("open_s", "edit_us", "edit_cpu_us"):
         row["memory"][key] = min(row["memory"][key], again[key])
+    # And `json.loads` three times more, at the end: all three first runs took 1.99 s once
+    # (against 0.85 to 0.95 s in every other run that day), which made the open look 0.99x.
+    later = python_loads(path)
+    if later["seconds"] < row["python"]["seconds"]:
+        row["python"] = later
     shutil.rmtree(state_dir)
     os.unlink(path)
     print(json.dumps(row), flush=True)
