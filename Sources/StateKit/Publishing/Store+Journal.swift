@@ -99,11 +99,7 @@ extension Store: JournaledStore {
   }
 
   public func writeJournaledState(to writer: inout JSONWriter) throws {
-    switch stateJournal {
-    case .sameAsView?: try writePublished(to: &writer)
-    case .own(let publisher, _)?: try publisher.write(state, to: &writer)
-    case nil: try writer.write(snapshot)
-    }
+    try journaledStateText()(&writer)
   }
 
   public func journaledStateText() -> @Sendable (inout JSONWriter) throws -> Void {

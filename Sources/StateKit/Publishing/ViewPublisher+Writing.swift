@@ -31,9 +31,8 @@ struct ViewText<View: Encodable> {
   let view: View
   let leftOut: [[String]]
 
-  /// Elements encoded at a time when a left-out array is written out: each batch is written
-  /// and let go before the next, so an answer carrying the whole view never holds the JSON tree
-  /// of all of them, only its text.
+  /// Elements in a batch when a left-out array is written by two threads: the unit the state's
+  /// thread and the worker take turns at (`ElementPipeline`).
   static var writtenBatch: Int { 1_024 }
 
   /// Elements from which a left-out array is written by two threads (`ElementPipeline`): below
