@@ -27,7 +27,7 @@ SCALE = float(os.environ.get("BENCH_SCALE", "1"))
 RATE = 10_000
 PACED_SECONDS = max(1.0, 10 * SCALE)
 N = max(1000, int(100_000 * SCALE))
-ROUNDS = 3
+ROUNDS = 5
 TARGET = 0.8
 
 
