@@ -54,7 +54,14 @@ struct SavedState {
     self.schemaVersion = Int(schemaVersion)
     var current = version
     var journalBytes = 0
-    for entry in rows.journal {
+    // What the journal replaces is let go only once it is all applied (`apply(to:retiring:)`):
+    // the snapshot's memory then comes free in long runs when the decode lets it go, which the
+    // decoded elements are made in, instead of new memory.
+    var retired: [JSON] = []
+    for position in rows.journal.indices {
+      let entry = rows.journal[position]
+      // Each row's text is let go once applied.
+      rows.journal[position] = []
       guard entry.count == 3, case .integer(let seq) = entry[0], case .text(let patch) = entry[2]
       else {
         throw Unusable(reason: "journal row \(entry.first?.description ?? "?") is malformed")
@@ -65,7 +72,7 @@ struct SavedState {
           reason: "journal row \(seq) goes back from version \(current) to \(next)")
       }
       do {
-        try JSONPatch(json: try JSON(parsing: patch)).apply(to: &state)
+        try JSONPatch(json: try JSON(parsing: patch)).apply(to: &state, retiring: &retired)
       } catch {
         throw Unusable(reason: "journal row \(seq) (version \(next)) does not apply: \(error)")
       }
