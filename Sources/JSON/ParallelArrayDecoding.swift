@@ -71,7 +71,7 @@ package enum ParallelDecoding {
   /// with `decoder` itself, the second on a thread of its own with a stand-in for `decoder` (the
   /// same coding path, none of its state).
   ///
-  /// Each half is decoded into blocks of about 64 KiB (`Halves.blockLength`), joined into one
+  /// Each half is decoded into blocks of about 64 KiB (`blockLength(of:)`), joined into one
   /// array at the end: a consuming decode lets the tree go as it goes, and the allocator carves
   /// each block out of what was just freed, then the joined array out of the freed tree. One
   /// array of the full size made up front took new memory instead, while the tree's was still
@@ -117,6 +117,13 @@ package enum ParallelDecoding {
     }
   }
 
+  /// How many elements of `Element` fill a block of a half's decode: about 64 KiB, small
+  /// enough to be carved out of what the decode has just freed, and below the size glibc maps
+  /// on its own.
+  package static func blockLength<Element>(of type: Element.Type) -> Int {
+    Swift.max(1, 65_536 / Swift.max(1, MemoryLayout<Element>.stride))
+  }
+
   /// Appends the elements of `blocks` to `array`, letting each block go once copied.
   private static func move<Element>(_ blocks: inout [[Element]], to array: inout [Element]) {
     for position in blocks.indices {
@@ -156,18 +163,12 @@ private struct Halves: @unchecked Sendable {
   let input: UnsafeMutableBufferPointer<JSON>
   let consumes: Bool
 
-  /// How many elements of `Element` fill a block: about 64 KiB, small enough to be carved out
-  /// of what the decode has just freed, and below the size glibc maps on its own.
-  static func blockLength<Element>(of type: Element.Type) -> Int {
-    Swift.max(1, 65_536 / Swift.max(1, MemoryLayout<Element>.stride))
-  }
-
   /// The elements at `range`, decoded in order until one fails, in blocks of at most
-  /// `blockLength` elements each (in order), and the error.
+  /// `ParallelDecoding.blockLength(of:)` elements each (in order), and the error.
   func decode<Element: Decodable>(
     _ type: Element.Type, _ range: Range<Int>, by decoder: ValueDecoder
   ) -> (decoded: [[Element]], error: (any Error)?) {
-    let length = Self.blockLength(of: Element.self)
+    let length = ParallelDecoding.blockLength(of: Element.self)
     var blocks: [[Element]] = []
     var block: [Element] = []
     for index in range {
