@@ -1,4 +1,5 @@
 import JSON
+import StateKit
 
 /// A store's saved state as read back and checked: the snapshot with the journal applied.
 ///
@@ -71,11 +72,15 @@ struct SavedState {
         throw Unusable(
           reason: "journal row \(seq) goes back from version \(current) to \(next)")
       }
+      let retiredBefore = retired.count
       do {
         try JSONPatch(json: try JSON(parsing: patch)).apply(to: &state, retiring: &retired)
       } catch {
         throw Unusable(reason: "journal row \(seq) (version \(next)) does not apply: \(error)")
       }
+      // A row that replaced a large array whole (a reset, a sort) frees long stretches by
+      // itself: what was retired goes at once rather than stay beside its replacement.
+      if retired[retiredBefore...].contains(where: { $0.holdsElidedArray }) { retired = [] }
       current = next
       journalBytes += patch.utf8.count
       lastSeq = seq
