@@ -71,7 +71,7 @@ package enum ParallelDecoding {
   /// with `decoder` itself, the second on a thread of its own with a stand-in for `decoder` (the
   /// same coding path, none of its state).
   ///
-  /// Each half is decoded into blocks of about 64 KiB (`blockLength(of:)`), joined into one
+  /// Each half is decoded into small blocks (`blockLength(of:)`), joined into one
   /// array at the end: a consuming decode lets the tree go as it goes, and the allocator carves
   /// each block out of what was just freed, then the joined array out of the freed tree. One
   /// array of the full size made up front took new memory instead, while the tree's was still
@@ -117,7 +117,7 @@ package enum ParallelDecoding {
     }
   }
 
-  /// How many elements of `Element` fill a block of a half's decode: about 64 KiB, small
+  /// How many elements of `Element` fill a block of a half's decode: a block small
   /// enough to be carved out of what the decode has just freed, and below the size glibc maps
   /// on its own.
   package static func blockLength<Element>(of type: Element.Type) -> Int {
