@@ -21,7 +21,7 @@ extension Persistence {
     }
     // Moved, not copied, into the replay: a copy alive beside it (`guard let rows`) held the
     // snapshot's tree a second time, so the journal's first edit copied the tree's path to it,
-    // a large array of a million elements included, before editing the copy.
+    // its large array included, before editing the copy.
     guard let rows = consume loaded else { return nil }
     let saved: SavedState
     do {
