@@ -355,6 +355,15 @@ extension JSON {
     }
   }
 
+  /// Whether this value's object is held by it alone, so that a patch edits the object in
+  /// place rather than copying it first (and, through it, the path to what it edits); true for
+  /// a value that is not an object.
+  public mutating func isObjectHeldAlone() -> Bool {
+    guard var object = takeObject() else { return true }
+    defer { self = .object(object) }
+    return object.isUniquelyHeld()
+  }
+
   /// The object this value holds, moved out like ``takeArray()``.
   mutating func takeObject() -> JSONObject? {
     switch consume self {

@@ -59,6 +59,9 @@ struct SavedState {
     // the snapshot's memory then comes free in long runs when the decode lets it go, which the
     // decoded elements are made in, instead of new memory.
     var retired: [JSON] = []
+    // The journal edits the state in place only while nothing else holds its tree: a second
+    // holder made the first edit copy the path to what it edits, a large array included.
+    assert(rows.journal.isEmpty || state.isObjectHeldAlone(), "the snapshot's tree is held twice")
     for position in rows.journal.indices {
       let entry = rows.journal[position]
       // Each row's text is let go once applied.
