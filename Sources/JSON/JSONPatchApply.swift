@@ -39,6 +39,27 @@ extension JSONPatch {
     }
   }
 
+  /// `apply(to:)` that appends to `retired` the values it replaced or removed, moved out of
+  /// `document` rather than let go. A caller applying many patches to one large document
+  /// (a journal replayed onto its snapshot) lets them go together afterwards: freed one by
+  /// one, each would leave a hole inside the document's memory that the next patch's values
+  /// fill, and those scattered survivors keep the document's memory from coming free in long
+  /// runs when it is later let go. A failed patch leaves `document` and `retired` as they were.
+  public func apply(to document: inout JSON, retiring retired: inout [JSON]) throws(JSONPatchError)
+  {
+    var undo = UndoLog()
+    if let failure = perform(on: &document, undo: &undo, keepingUndo: true) { throw failure }
+    for entry in undo.entries {
+      switch entry {
+      case .root(let value), .arrayInsert(_, _, let value), .arraySet(_, _, let value),
+        .objectMember(_, let value?, _):
+        retired.append(value)
+      case .objectMember(_, nil, _), .arrayRemove:
+        break
+      }
+    }
+  }
+
   /// Applies the operations in order, recording each edit's undo in `undo`; on a failure rolls
   /// them back and returns the error located at its operation. `keepingUndo` false leaves the
   /// last edit unrecorded when nothing after it can fail.
@@ -332,6 +353,15 @@ extension JSON {
       self = other
       return nil
     }
+  }
+
+  /// Whether this value's object is held by it alone, so that a patch edits the object in
+  /// place rather than copying it first (and, through it, the path to what it edits); true for
+  /// a value that is not an object.
+  public mutating func isObjectHeldAlone() -> Bool {
+    guard var object = takeObject() else { return true }
+    defer { self = .object(object) }
+    return object.isUniquelyHeld()
   }
 
   /// The object this value holds, moved out like ``takeArray()``.

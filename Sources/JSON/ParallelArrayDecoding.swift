@@ -71,11 +71,14 @@ package enum ParallelDecoding {
   /// with `decoder` itself, the second on a thread of its own with a stand-in for `decoder` (the
   /// same coding path, none of its state).
   ///
-  /// Each half is appended to an array of its own, which grows as the sequential decode's does,
-  /// and the two are joined at the end: a consuming decode lets the tree go as it goes, and the
-  /// allocator gives the freed memory to the growing halves and then to the joined array. One
+  /// Each half is decoded into small blocks (`blockLength(of:)`), joined into one
+  /// array at the end: a consuming decode lets the tree go as it goes, and the allocator carves
+  /// each block out of what was just freed, then the joined array out of the freed tree. One
   /// array of the full size made up front took new memory instead, while the tree's was still
-  /// held, and raised the open's peak by the size of the elements.
+  /// held, and raised the open's peak by the size of the elements; an array per half growing by
+  /// doubling needs, at each doubling, a free stretch twice its size, which the two threads
+  /// compete for (both allocate from one arena), so the one that lost took a new mapping, and
+  /// so did both wherever anything still alive sat inside the freed tree.
   static func decode<Element: Decodable & Sendable>(
     _ type: Element.Type, _ elements: inout [JSON], by decoder: ValueDecoder
   ) throws -> [Element] {
@@ -97,14 +100,35 @@ package enum ParallelDecoding {
       worker.join()
       // What the sequential decode says: the first failure in index order.
       if let error = first.error { throw error }
-      let rest = second.value.withLock { $0 }
+      var rest: (decoded: [[Element]], error: (any Error)?) = ([], nil)
+      second.value.withLock { swap(&$0, &rest) }
       if let error = rest.error { throw error }
-      first.decoded.append(contentsOf: rest.decoded)
-      return first.decoded
+      // One array of the full size, made now that the tree is let go (in a consuming decode
+      // its memory is free), each block let go once copied.
+      var decoded: [Element] = []
+      decoded.reserveCapacity(count)
+      Self.move(&first.decoded, to: &decoded)
+      Self.move(&rest.decoded, to: &decoded)
+      return decoded
     }
     if consumes { return try elements.withUnsafeMutableBufferPointer { try body($0) } }
     return try elements.withUnsafeBufferPointer {
       try body(UnsafeMutableBufferPointer(mutating: $0))
+    }
+  }
+
+  /// How many elements of `Element` fill a block of a half's decode: a block small
+  /// enough to be carved out of what the decode has just freed, and below the size glibc maps
+  /// on its own.
+  package static func blockLength<Element>(of type: Element.Type) -> Int {
+    Swift.max(1, 65_536 / Swift.max(1, MemoryLayout<Element>.stride))
+  }
+
+  /// Appends the elements of `blocks` to `array`, letting each block go once copied.
+  private static func move<Element>(_ blocks: inout [[Element]], to array: inout [Element]) {
+    for position in blocks.indices {
+      array.append(contentsOf: blocks[position])
+      blocks[position] = []
     }
   }
 
@@ -122,7 +146,7 @@ package enum ParallelDecoding {
 /// not told to stop when the first half fails: an error costs the rest of its half, and which
 /// error is said never depends on which thread was faster.)
 private final class Outcome<Element: Sendable>: Sendable {
-  let value = Mutex<(decoded: [Element], error: (any Error)?)>(([], nil))
+  let value = Mutex<(decoded: [[Element]], error: (any Error)?)>(([], nil))
 }
 
 /// The elements of a two-thread decode, which each thread reads (and, in a consuming decode,
@@ -139,23 +163,33 @@ private struct Halves: @unchecked Sendable {
   let input: UnsafeMutableBufferPointer<JSON>
   let consumes: Bool
 
-  /// The elements at `range`, decoded in order until one fails, and the error.
+  /// The elements at `range`, decoded in order until one fails, in blocks of at most
+  /// `ParallelDecoding.blockLength(of:)` elements each (in order), and the error.
   func decode<Element: Decodable>(
     _ type: Element.Type, _ range: Range<Int>, by decoder: ValueDecoder
-  ) -> (decoded: [Element], error: (any Error)?) {
-    var decoded: [Element] = []
+  ) -> (decoded: [[Element]], error: (any Error)?) {
+    let length = ParallelDecoding.blockLength(of: Element.self)
+    var blocks: [[Element]] = []
+    var block: [Element] = []
     for index in range {
+      if block.count == length {
+        blocks.append(block)
+        block = []
+      }
+      if block.isEmpty { block.reserveCapacity(Swift.min(length, range.upperBound - index)) }
       var element = JSON.null
       if consumes { swap(&element, &input[index]) } else { element = input[index] }
       do {
-        decoded.append(
+        block.append(
           try decoder.decodeChild(
             Element.self, from: consume element, key: CodingPathKey(intValue: index)))
       } catch {
-        return (decoded, error)
+        blocks.append(block)
+        return (blocks, error)
       }
     }
-    return (decoded, nil)
+    blocks.append(block)
+    return (blocks, nil)
   }
 }
 

@@ -27,6 +27,34 @@ import Testing
     }
   }
 
+  /// `apply(to:retiring:)` edits as `apply(to:)` does and hands over what it replaced or
+  /// removed, in order; a failed patch leaves the document and the retired values as they were.
+  @Test func retiringKeepsWhatWasReplacedOrRemoved() throws {
+    let original: JSON = ["a": 1, "list": [1, 2, 3], "nested": ["x": "y"]]
+    let patch = JSONPatch([
+      .add(path: "/a", value: 10),
+      .add(path: "/b", value: 2),
+      .replace(path: "/list/1", value: 20),
+      .remove(path: "/list/0"),
+      .add(path: "/list/-", value: 4),
+      .replace(path: "/nested/x", value: "z"),
+      .move(from: "/nested", path: "/moved"),
+      .remove(path: "/b"),
+    ])
+    var document = original
+    var retired: [JSON] = ["earlier"]
+    try patch.apply(to: &document, retiring: &retired)
+    #expect(document == (try patch.applied(to: original)))
+    #expect(retired == ["earlier", 1, 2, 1, "y", ["x": "z"], 2])
+
+    let failing = JSONPatch([.remove(path: "/a"), .test(path: "/list/0", value: 99)])
+    var unchanged = document
+    var kept = retired
+    #expect(throws: JSONPatchError.self) { try failing.apply(to: &unchanged, retiring: &kept) }
+    #expect(unchanged == document)
+    #expect(kept == retired)
+  }
+
   @Test func addToExistingMemberReplacesItInPlace() throws {
     let result = try JSONPatch([.add(path: "/a", value: 9)]).applied(to: ["a": 1, "b": 2])
     #expect(result.objectValue?.keys == ["a", "b"])

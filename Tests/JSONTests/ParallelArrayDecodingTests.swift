@@ -189,6 +189,28 @@ struct ParallelArrayDecodingTests {
     for result in results.dropFirst() { #expect(throws: wanted) { try result.get() } }
   }
 
+  /// Each half is decoded in blocks: halves of more than two blocks give the same values, and
+  /// a failure in a later block of either half the same error.
+  @Test func halvesOfSeveralBlocksDecodeAndFailTheSame() throws {
+    let block = ParallelDecoding.blockLength(of: Item.self)
+    #expect(block > 1)
+    let count = 5 * block + 3  // each half over two blocks, its last one partly filled
+    let results = decodes { tree(count, tag: "blocks") }
+    let sequential = try results[0].get()
+    #expect(sequential.items.elements.map(\.id) == Array(0..<count))
+    for result in results.dropFirst() { #expect(try result.get() == sequential) }
+    for broken in [block + 1, count - 2] {
+      let failures = decodes { tree(count, tag: "blocks-\(broken)", broken: [broken]) }
+      for result in failures {
+        guard case .failure(let error) = result else {
+          Issue.record("expected the decode to fail at element \(broken)")
+          continue
+        }
+        #expect(error.pointer == "/items/\(broken)/name")
+      }
+    }
+  }
+
   @Test func theDefaultThresholdIsThousandsOfElements() throws {
     #expect(ParallelDecoding.threshold >= 1_000)
     let count = ParallelDecoding.threshold

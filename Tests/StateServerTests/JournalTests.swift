@@ -401,6 +401,29 @@ struct JournalFixture {
     #expect(saved.lastSeq == 2)
   }
 
+  /// What the replay retires is kept to its end, or let go after a row that replaced a large
+  /// array whole: the state is the same either way.
+  @Test func aJournalEditingAndResettingALargeArrayGivesItsState() throws {
+    let count = 1_200  // past the 1,000 elements from which an array counts as large
+    let list = "[" + (0..<count).map(String.init).joined(separator: ",") + "]"
+    let reset = "[" + (0..<count).map { String($0 * 2) }.joined(separator: ",") + "]"
+    let saved = try SavedState(
+      SavedRows(
+        store: "s", snapshot: [.text("f"), .integer(1), .integer(1), .text(#"{"l":\#(list)}"#)],
+        journal: [
+          [.integer(1), .integer(2), .text(#"[{"op":"replace","path":"/l/1","value":-1}]"#)],
+          [.integer(2), .integer(3), .text(#"[{"op":"replace","path":"/l","value":\#(reset)}]"#)],
+          [.integer(3), .integer(4), .text(#"[{"op":"remove","path":"/l/0"}]"#)],
+          [.integer(4), .integer(5), .text(#"[{"op":"replace","path":"/l/2","value":-3}]"#)],
+        ]))
+    var expected = (0..<count).map { JSON.integer(Int64($0 * 2)) }
+    expected.removeFirst()
+    expected[2] = -3
+    #expect(saved.state == ["l": .array(expected)])
+    #expect(saved.version == 5)
+    #expect(saved.lastSeq == 4)
+  }
+
   @Test func aJournalThatGoesBackOrDoesNotApplyIsRefused() {
     #expect(throws: SavedState.Unusable.self) {
       try SavedState(

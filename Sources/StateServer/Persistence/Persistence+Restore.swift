@@ -12,17 +12,20 @@ extension Persistence {
   {
     restored[storeID] = nil
     restoredSchemaVersions[storeID] = schemaVersion
-    let rows: SavedRows?
+    let loaded: SavedRows?
     do {
-      rows = try database.load(store: storeID)
+      loaded = try database.load(store: storeID)
     } catch {
       warn("cannot read the saved state of store \(storeID) (\(error)); starting fresh")
       return nil
     }
-    guard let rows else { return nil }
+    // Moved, not copied, into the replay: a copy alive beside it (`guard let rows`) held the
+    // snapshot's tree a second time, so the journal's first edit copied the tree's path to it,
+    // its large array included, before editing the copy.
+    guard let rows = consume loaded else { return nil }
     let saved: SavedState
     do {
-      saved = try SavedState(rows)
+      saved = try SavedState(consume rows)
     } catch {
       setAside(storeID: storeID, reason: error.reason)
       return nil

@@ -1,4 +1,5 @@
 import JSON
+import StateKit
 
 /// A store's saved state as read back and checked: the snapshot with the journal applied.
 ///
@@ -54,7 +55,17 @@ struct SavedState {
     self.schemaVersion = Int(schemaVersion)
     var current = version
     var journalBytes = 0
-    for entry in rows.journal {
+    // What the journal replaces is let go only once it is all applied (`apply(to:retiring:)`):
+    // the snapshot's memory then comes free in long runs when the decode lets it go, which the
+    // decoded elements are made in, instead of new memory.
+    var retired: [JSON] = []
+    // The journal edits the state in place only while nothing else holds its tree: a second
+    // holder made the first edit copy the path to what it edits, a large array included.
+    assert(rows.journal.isEmpty || state.isObjectHeldAlone(), "the snapshot's tree is held twice")
+    for position in rows.journal.indices {
+      let entry = rows.journal[position]
+      // Each row's text is let go once applied.
+      rows.journal[position] = []
       guard entry.count == 3, case .integer(let seq) = entry[0], case .text(let patch) = entry[2]
       else {
         throw Unusable(reason: "journal row \(entry.first?.description ?? "?") is malformed")
@@ -64,11 +75,15 @@ struct SavedState {
         throw Unusable(
           reason: "journal row \(seq) goes back from version \(current) to \(next)")
       }
+      let retiredBefore = retired.count
       do {
-        try JSONPatch(json: try JSON(parsing: patch)).apply(to: &state)
+        try JSONPatch(json: try JSON(parsing: patch)).apply(to: &state, retiring: &retired)
       } catch {
         throw Unusable(reason: "journal row \(seq) (version \(next)) does not apply: \(error)")
       }
+      // A row that replaced a large array whole (a reset, a sort) frees long stretches by
+      // itself: what was retired goes at once rather than stay beside its replacement.
+      if retired[retiredBefore...].contains(where: { $0.holdsElidedArray }) { retired = [] }
       current = next
       journalBytes += patch.utf8.count
       lastSeq = seq
