@@ -45,7 +45,7 @@ extension JSONPatch {
   /// one, each would leave a hole inside the document's memory that the next patch's values
   /// fill, and those scattered survivors keep the document's memory from coming free in long
   /// runs when it is later let go. A failed patch leaves `document` and `retired` as they were.
-  public func apply(to document: inout JSON, retiring retired: inout [JSON]) throws(JSONPatchError)
+  package func apply(to document: inout JSON, retiring retired: inout [JSON]) throws(JSONPatchError)
   {
     var undo = UndoLog()
     if let failure = perform(on: &document, undo: &undo, keepingUndo: true) { throw failure }
@@ -358,7 +358,7 @@ extension JSON {
   /// Whether this value's object is held by it alone, so that a patch edits the object in
   /// place rather than copying it first (and, through it, the path to what it edits); true for
   /// a value that is not an object.
-  public mutating func isObjectHeldAlone() -> Bool {
+  package mutating func isObjectHeldAlone() -> Bool {
     guard var object = takeObject() else { return true }
     defer { self = .object(object) }
     return object.isUniquelyHeld()
