@@ -51,10 +51,10 @@ extension ValueDecoder: ParallelArrayDecoding {
     if consumes {
       // Handed over, as `unkeyedContainer()` hands them: `elements` is then their only holder,
       // and each is let go once decoded.
-      guard taken.isEmpty else {
+      guard takenMask == 0 else {
         throw failure(at: nil, "the array was already read once (this decode consumes it)")
       }
-      taken = [0]
+      markTaken(0)
       value = .array([])
     }
     return try ParallelDecoding.decode(Element.self, &elements, by: self)
