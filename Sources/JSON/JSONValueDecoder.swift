@@ -188,12 +188,13 @@ final class ValueDecoder: Decoder, SingleValueDecodingContainer {
 
   /// Keeps `child`, whose value was decoded, as the next child's decoder, when nothing but the
   /// caller holds it: a type that kept the decoder, or a container of it (which holds it), is
-  /// never given it again. Its value is let go at once (in a consuming decode, the part of the
-  /// tree just decoded), and so is its parent: a parked child holding this decoder, which holds
-  /// the child, would be a cycle never freed; it gets its parent back when it is reused.
+  /// never given it again, and it keeps its value and its path as they were. A parked child
+  /// lets its value go at once (in a consuming decode, the part of the tree just decoded), and
+  /// its parent: a parked child holding this decoder, which holds the child, would be a cycle
+  /// never freed; it gets its parent back when it is reused.
   private func park(_ child: inout ValueDecoder) {
-    child.value = .null
     guard isKnownUniquelyReferenced(&child) else { return }
+    child.value = .null
     child.parent = nil
     spare = child
   }
