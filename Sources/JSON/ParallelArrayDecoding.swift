@@ -1,5 +1,3 @@
-import Synchronization
-
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
@@ -71,11 +69,12 @@ package enum ParallelDecoding {
   /// with `decoder` itself, the second on a thread of its own with a stand-in for `decoder` (the
   /// same coding path, none of its state).
   ///
-  /// Each half is appended to an array of its own, which grows as the sequential decode's does,
-  /// and the two are joined at the end: a consuming decode lets the tree go as it goes, and the
-  /// allocator gives the freed memory to the growing halves and then to the joined array. One
-  /// array of the full size made up front took new memory instead, while the tree's was still
-  /// held, and raised the open's peak by the size of the elements.
+  /// Each half is appended to memory of its own (``DecodedRun``), which grows as the sequential
+  /// decode's array does, and the two are moved into the joined array at the end: a consuming
+  /// decode lets the tree go as it goes, and the allocator gives the freed memory to the
+  /// growing halves and then to the joined array. One array of the full size made up front
+  /// took new memory instead, while the tree's was still held, and raised the open's peak by
+  /// the size of the elements.
   static func decode<Element: Decodable & Sendable>(
     _ type: Element.Type, _ elements: inout [JSON], by decoder: ValueDecoder
   ) throws -> [Element] {
@@ -87,20 +86,18 @@ package enum ParallelDecoding {
     // too); a consuming one owns them, uniquely (`decodeArray`), and lets each go.
     let body = { (input: UnsafeMutableBufferPointer<JSON>) throws -> [Element] in
       let halves = Halves(input: input, consumes: consumes)
-      let second = Outcome<Element>()
+      let first = DecodedRun<Element>()
+      let second = DecodedRun<Element>()
       let worker = ElementThread {
         let standIn = ValueDecoder.standIn(at: path, consumes: consumes)
-        let result = halves.decode(Element.self, middle..<count, by: standIn)
-        second.value.withLock { $0 = result }
+        halves.decode(Element.self, middle..<count, by: standIn, into: second)
       }
-      var first = halves.decode(Element.self, 0..<middle, by: decoder)
+      halves.decode(Element.self, 0..<middle, by: decoder, into: first)
       worker.join()
       // What the sequential decode says: the first failure in index order.
       if let error = first.error { throw error }
-      let rest = second.value.withLock { $0 }
-      if let error = rest.error { throw error }
-      first.decoded.append(contentsOf: rest.decoded)
-      return first.decoded
+      if let error = second.error { throw error }
+      return DecodedRun.joined(first, second)
     }
     if consumes { return try elements.withUnsafeMutableBufferPointer { try body($0) } }
     return try elements.withUnsafeBufferPointer {
@@ -118,11 +115,68 @@ package enum ParallelDecoding {
   }
 }
 
-/// The second half's result: the elements it decoded, and the error that stopped it. (It is
-/// not told to stop when the first half fails: an error costs the rest of its half, and which
-/// error is said never depends on which thread was faster.)
-private final class Outcome<Element: Sendable>: Sendable {
-  let value = Mutex<(decoded: [Element], error: (any Error)?)>(([], nil))
+/// One half's result: the elements it decoded, in order, and the error that stopped it. (The
+/// second half is not told to stop when the first fails: an error costs the rest of its half,
+/// and which error is said never depends on which thread was faster.)
+///
+/// The elements are kept in memory of its own, which grows as an array grows (doubling), and
+/// are moved, not copied, into the joined array. Not an `Array` appended to: this code is
+/// generic (the element type is the caller's), and there each `append` looked up the array
+/// type's metadata in the runtime and ran the unspecialized append, for every element.
+///
+/// Safety of `@unchecked Sendable` (it holds a pointer and a mutable state): a run is written
+/// only by the thread decoding its half; the thread that made it reads it only after joining
+/// that thread (`pthread_join` orders the writes before the reads), or when that thread is
+/// itself; the two never touch one run at the same time.
+private final class DecodedRun<Element>: @unchecked Sendable {
+  private var start: UnsafeMutablePointer<Element>?
+  private(set) var count = 0
+  private var capacity = 0
+  var error: (any Error)?
+
+  func append(_ element: consuming Element) {
+    if count == capacity { grow() }
+    guard let start else { return }
+    (start + count).initialize(to: element)
+    count += 1
+  }
+
+  private func grow() {
+    let larger = Swift.max(16, 2 * capacity)
+    let moved = UnsafeMutablePointer<Element>.allocate(capacity: larger)
+    if let start {
+      moved.moveInitialize(from: start, count: count)
+      start.deallocate()
+    }
+    start = moved
+    capacity = larger
+  }
+
+  /// The elements of `first` and then of `second` as one array, moved out of both.
+  static func joined(_ first: DecodedRun, _ second: DecodedRun) -> [Element] {
+    let total = first.count + second.count
+    return [Element](unsafeUninitializedCapacity: total) { buffer, initialized in
+      guard let base = buffer.baseAddress else { return }
+      first.moveAll(to: base)
+      second.moveAll(to: base + first.count)
+      initialized = total
+    }
+  }
+
+  /// Moves the elements to `target`; they are then no longer this run's to free.
+  private func moveAll(to target: UnsafeMutablePointer<Element>) {
+    guard let start else { return }
+    target.moveInitialize(from: start, count: count)
+    start.deallocate()
+    self.start = nil
+    capacity = 0
+  }
+
+  deinit {
+    guard let start else { return }
+    start.deinitialize(count: count)
+    start.deallocate()
+  }
 }
 
 /// The elements of a two-thread decode, which each thread reads (and, in a consuming decode,
@@ -139,23 +193,23 @@ private struct Halves: @unchecked Sendable {
   let input: UnsafeMutableBufferPointer<JSON>
   let consumes: Bool
 
-  /// The elements at `range`, decoded in order until one fails, and the error.
+  /// The elements at `range`, decoded in order into `run` until one fails, and the error.
   func decode<Element: Decodable>(
-    _ type: Element.Type, _ range: Range<Int>, by decoder: ValueDecoder
-  ) -> (decoded: [Element], error: (any Error)?) {
-    var decoded: [Element] = []
+    _ type: Element.Type, _ range: Range<Int>, by decoder: ValueDecoder,
+    into run: DecodedRun<Element>
+  ) {
     for index in range {
       var element = JSON.null
       if consumes { swap(&element, &input[index]) } else { element = input[index] }
       do {
-        decoded.append(
+        run.append(
           try decoder.decodeChild(
             Element.self, from: consume element, key: CodingPathKey(intValue: index)))
       } catch {
-        return (decoded, error)
+        run.error = error
+        return
       }
     }
-    return (decoded, nil)
   }
 }
 
