@@ -83,11 +83,18 @@ struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     return (position, object.withMembers { $0[position].value })
   }
 
+  // The value of the expected kind is returned here, and the decoder's shared check (which
+  // says what is wrong) is called only for another: it takes the key as an optional
+  // existential, whose making and destroying cost a member more than the rest of its check.
   func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
-    try decoder.bool(member(key, expecting: "a boolean"), at: key)
+    let value = try member(key, expecting: "a boolean")
+    if case .bool(let flag) = value { return flag }
+    return try decoder.bool(value, at: key)
   }
   func decode(_ type: String.Type, forKey key: Key) throws -> String {
-    try decoder.string(member(key, expecting: "a string"), at: key)
+    let value = try member(key, expecting: "a string")
+    if case .string(let string) = value { return string }
+    return try decoder.string(value, at: key)
   }
   func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
     try decoder.floatingPoint(type, member(key, expecting: "a number"), at: key)
@@ -115,24 +122,34 @@ struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
   }
 
   private func integer<I: FixedWidthInteger>(_ type: I.Type, _ key: Key) throws -> I {
-    try decoder.integer(type, member(key, expecting: "an integer"), at: key)
+    let value = try member(key, expecting: "an integer")
+    if case .integer(let integer) = value, let exact = I(exactly: integer) { return exact }
+    return try decoder.integer(type, value, at: key)
   }
 
   // One lookup per optional field instead of the default contains + decodeNil + decode.
   func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
-    try present(key).map { try decoder.bool($0, at: key) }
+    guard let value = present(key) else { return nil }
+    if case .bool(let flag) = value { return flag }
+    return try decoder.bool(value, at: key)
   }
   func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
-    try present(key).map { try decoder.string($0, at: key) }
+    guard let value = present(key) else { return nil }
+    if case .string(let string) = value { return string }
+    return try decoder.string(value, at: key)
   }
   func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
     try present(key).map { try decoder.floatingPoint(type, $0, at: key) }
   }
   func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
-    try present(key).map { try decoder.integer(type, $0, at: key) }
+    guard let value = present(key) else { return nil }
+    if case .integer(let integer) = value, let exact = Int(exactly: integer) { return exact }
+    return try decoder.integer(type, value, at: key)
   }
   func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
-    try present(key).map { try decoder.integer(type, $0, at: key) }
+    guard let value = present(key) else { return nil }
+    if case .integer(let integer) = value { return integer }
+    return try decoder.integer(type, value, at: key)
   }
   func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
     if decoder.consumes {
