@@ -171,8 +171,9 @@ final class ValueDecoder: Decoder, SingleValueDecodingContainer {
   ///
   /// Every element of an array of structs (and every member of a struct that a type decodes
   /// itself, such as an enum's raw value) needs a decoder; a new one per element was an
-  /// allocation, its initialization, its release and its free (and, in a two-thread decode,
-  /// the allocator's lock shared with the other thread).
+  /// allocation, its initialization, its release and its free. (A strict decode's ledger
+  /// holds the decoder of each object it tracks, and a child holds its parent: such decoders
+  /// are never parked, so the paths the ledger reports at the end are still theirs.)
   private func child(of value: consuming JSON, key: any CodingKey) -> ValueDecoder {
     guard let reused = spare else { return ValueDecoder(value: value, parent: self, key: key) }
     // Taken out while in use: a decode that comes back here before this child is parked again

@@ -161,4 +161,28 @@ struct ChildDecoderReuseTests {
       #expect(borrowed.lists.first == borrowed.lists.last)
     }
   }
+
+  /// A strict decode reports an unknown member at the end, through the decoder of its object:
+  /// decoders of objects and their parents must keep their paths however many elements and
+  /// raw values were decoded after them.
+  @Test func aStrictDecodeNamesAnUnknownMemberOfALaterElement() throws {
+    let strict = JSONValueDecoder(refusesUnknownKeys: true)
+    var parts: [JSON] = (0..<6).map { i in
+      ["kind": i % 2 == 0 ? "bolt" : "nut", "made": "2026-01-01T00:00:00.000Z"]
+    }
+    parts[4] = ["kind": "nut", "made": "2026-01-01T00:00:00.000Z", "colour": "red"]
+    let json: JSON = [
+      ["label": "first", "parts": .array(parts)],
+      ["label": "second", "parts": .array(Array(parts.prefix(2)))],
+    ]
+    let lists: JSON = [.array(parts), .array(Array(parts.prefix(2)))]
+    let error = #expect(throws: JSONDecodingError.self) {
+      try strict.decode([[Part]].self, from: lists)
+    }
+    #expect(error?.pointer == "/0/4/colour")
+    let boxed = #expect(throws: JSONDecodingError.self) {
+      try strict.decode([Box].self, from: json)
+    }
+    #expect(boxed?.pointer == "/0/parts/4/colour")
+  }
 }
