@@ -79,7 +79,11 @@ final class ValueDecoder: Decoder, SingleValueDecodingContainer {
   var value: JSON
   // Variables only for ``child(of:key:)``, which reuses a child decoder for the next child.
   private var parent: ValueDecoder?
-  private var key: (any CodingKey)?
+  // Not checked for exclusive access at run time (the check cost a reused child more than
+  // the rest of its reset): it is written only by `child(of:key:)`, on a decoder that nothing
+  // else holds at that moment (parked, so uniquely referenced), and otherwise only read, by
+  // `codingPath`, on the thread of the decode; no access to it can overlap another.
+  @exclusivity(unchecked) private var key: (any CodingKey)?
   /// Set for a strict decode (``JSONValueDecoder/refusesUnknownKeys``), shared by the tree.
   let ledger: KeyLedger?
   /// Where the keyed container over this decoder's object looks for the next member first
