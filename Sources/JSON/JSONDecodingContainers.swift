@@ -22,6 +22,7 @@ struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
   /// value witnesses.
   var allKeys: [Key] {
     asked?.askedForAll = true
+    let object = self.object
     var keys: [Key] = []
     keys.reserveCapacity(object.count)
     for position in 0..<object.count {
@@ -59,25 +60,41 @@ struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     return lookUp(key.stringValue)?.isNull ?? true
   }
 
-  /// The member named `name`, tried first at the position after the member found last: a type
-  /// usually reads its fields in the order they were written, and a scan from the start
-  /// compared the name with every member before it.
-  private func lookUp(_ name: String) -> JSON? {
+  /// The member named `name`.
+  private func lookUp(_ name: String) -> JSON? { find(name)?.value }
+
+  /// The position and the value of the member named `name`, tried first at the position after
+  /// the member found last: a type usually reads its fields in the order they were written,
+  /// and a scan from the start compared the name with every member before it. The object is
+  /// read out of the decoder once: each read is a retain and a release (atomic), and reading
+  /// it for each step of the lookup made them several per member.
+  private func find(_ name: String) -> (position: Int, value: JSON)? {
+    guard case .object(let object) = decoder.value else { return nil }
     let hint = decoder.nextMember
-    if hint < object.count, object.key(at: hint) == name {
-      decoder.nextMember = hint + 1
-      return object.value(at: hint)
+    let position: Int
+    if hint < object.count, object.withMembers({ $0[hint].key == name }) {
+      position = hint
+    } else if let found = object.position(of: name) {
+      position = found
+    } else {
+      return nil
     }
-    guard let position = object.position(of: name) else { return nil }
     decoder.nextMember = position + 1
-    return object.value(at: position)
+    return (position, object.withMembers { $0[position].value })
   }
 
+  // The value of the expected kind is returned here, and the decoder's shared check (which
+  // says what is wrong) is called only for another: it takes the key as an optional
+  // existential, whose making and destroying cost a member more than the rest of its check.
   func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
-    try decoder.bool(member(key, expecting: "a boolean"), at: key)
+    let value = try member(key, expecting: "a boolean")
+    if case .bool(let flag) = value { return flag }
+    return try decoder.bool(value, at: key)
   }
   func decode(_ type: String.Type, forKey key: Key) throws -> String {
-    try decoder.string(member(key, expecting: "a string"), at: key)
+    let value = try member(key, expecting: "a string")
+    if case .string(let string) = value { return string }
+    return try decoder.string(value, at: key)
   }
   func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
     try decoder.floatingPoint(type, member(key, expecting: "a number"), at: key)
@@ -105,24 +122,34 @@ struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
   }
 
   private func integer<I: FixedWidthInteger>(_ type: I.Type, _ key: Key) throws -> I {
-    try decoder.integer(type, member(key, expecting: "an integer"), at: key)
+    let value = try member(key, expecting: "an integer")
+    if case .integer(let integer) = value, let exact = I(exactly: integer) { return exact }
+    return try decoder.integer(type, value, at: key)
   }
 
   // One lookup per optional field instead of the default contains + decodeNil + decode.
   func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
-    try present(key).map { try decoder.bool($0, at: key) }
+    guard let value = present(key) else { return nil }
+    if case .bool(let flag) = value { return flag }
+    return try decoder.bool(value, at: key)
   }
   func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
-    try present(key).map { try decoder.string($0, at: key) }
+    guard let value = present(key) else { return nil }
+    if case .string(let string) = value { return string }
+    return try decoder.string(value, at: key)
   }
   func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
     try present(key).map { try decoder.floatingPoint(type, $0, at: key) }
   }
   func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
-    try present(key).map { try decoder.integer(type, $0, at: key) }
+    guard let value = present(key) else { return nil }
+    if case .integer(let integer) = value, let exact = Int(exactly: integer) { return exact }
+    return try decoder.integer(type, value, at: key)
   }
   func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
-    try present(key).map { try decoder.integer(type, $0, at: key) }
+    guard let value = present(key) else { return nil }
+    if case .integer(let integer) = value { return integer }
+    return try decoder.integer(type, value, at: key)
   }
   func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
     if decoder.consumes {
@@ -137,55 +164,53 @@ struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
   /// ``member(_:expecting:)``, taken out of the object when it is an array or an object.
   private func taking(_ key: Key, expecting expected: @autoclosure () -> String) throws -> JSON {
     asked?.ask(key.stringValue)
-    guard let position = try takenPosition(key) else {
+    guard case (let position, var value)? = try takenMember(key) else {
       throw decoder.failure(
         at: key, "required field '\(key.stringValue)' is missing; expected \(expected())")
     }
+    guard Self.isContainer(value) else { return value }
+    // The copy found must not be a second holder of the member moved out next.
+    value = .null
     return take(at: position)
   }
 
   /// ``present(_:)``, taken out of the object when it is an array or an object.
   private func takingIfPresent(_ key: Key) throws -> JSON? {
     asked?.ask(key.stringValue)
-    guard let position = try takenPosition(key), !object.value(at: position).isNull else {
+    guard case (let position, var value)? = try takenMember(key), !value.isNull else {
       return nil
     }
+    guard Self.isContainer(value) else { return value }
+    value = .null
     return take(at: position)
   }
 
-  /// The position of the member `key` (nil when missing); an error when an earlier read took
-  /// it out already.
-  private func takenPosition(_ key: Key) throws -> Int? {
-    let name = key.stringValue
-    let hint = decoder.nextMember
-    let position: Int
-    if hint < object.count, object.key(at: hint) == name {
-      position = hint
-    } else if let found = object.position(of: name) {
-      position = found
-    } else {
-      return nil
+  private static func isContainer(_ value: JSON) -> Bool {
+    switch value {
+    case .array, .object: return true
+    default: return false
     }
-    decoder.nextMember = position + 1
-    if decoder.taken.contains(position) {
+  }
+
+  /// The position and the value of the member `key` (nil when missing); an error when an
+  /// earlier read took it out already.
+  private func takenMember(_ key: Key) throws -> (position: Int, value: JSON)? {
+    guard let found = find(key.stringValue) else { return nil }
+    if decoder.isTaken(found.position) {
       throw decoder.failure(
         at: key, "the member was already read once (this decode consumes what it reads)")
     }
-    return position
+    return found
   }
 
-  /// The member at `position`: an array or object is moved out of the object, leaving `null`,
+  /// The member at `position`, an array or an object: moved out of the object, leaving `null`,
   /// when the object is held by its decoder alone (otherwise it is copied, as when borrowing).
   private func take(at position: Int) -> JSON {
     guard case .object(var members) = decoder.value else { return .null }
-    switch members.value(at: position) {
-    case .array, .object: break
-    default: return members.value(at: position)
-    }
     decoder.value = .null
     defer { decoder.value = .object(members) }
     guard members.isUniquelyHeld() else { return members.value(at: position) }
-    decoder.taken.append(position)
+    decoder.markTaken(position)
     return members.exchangeValue(.null, at: position)
   }
 

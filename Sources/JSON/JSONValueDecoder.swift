@@ -77,8 +77,13 @@ public struct JSONValueDecoder: Sendable {
 final class ValueDecoder: Decoder, SingleValueDecodingContainer {
   /// The value decoded; in a consuming decode, members taken out of it are `null` here.
   var value: JSON
-  private let parent: ValueDecoder?
-  private let key: (any CodingKey)?
+  // Variables only for ``child(of:key:)``, which reuses a child decoder for the next child.
+  private var parent: ValueDecoder?
+  // Not checked for exclusive access at run time (the check cost a reused child more than
+  // the rest of its reset): it is written only by `child(of:key:)`, on a decoder that nothing
+  // else holds at that moment (parked, so uniquely referenced), and otherwise only read, by
+  // `codingPath`, on the thread of the decode; no access to it can overlap another.
+  @exclusivity(unchecked) private var key: (any CodingKey)?
   /// Set for a strict decode (``JSONValueDecoder/refusesUnknownKeys``), shared by the tree.
   let ledger: KeyLedger?
   /// Where the keyed container over this decoder's object looks for the next member first
@@ -88,9 +93,15 @@ final class ValueDecoder: Decoder, SingleValueDecodingContainer {
   /// (``JSONValueDecoder/decode(_:consuming:)``).
   let consumes: Bool
   /// In a consuming decode: the positions of this object's members taken out, so that a
-  /// second read of one is an error rather than a `null`; or, for an array, that its elements
-  /// were handed to a container.
-  var taken: [Int] = []
+  /// second read of one is an error rather than a `null` (bit `p` for a position `p` below 63,
+  /// ``takenBeyond`` past it, with bit 63 set); or, for an array, that its elements were
+  /// handed to a container (bit 0). Bits rather than an array of positions: every member read
+  /// checks them, and an array stored in a class is checked for exclusive access at run time
+  /// on each use, which the decode of every member paid.
+  private(set) var takenMask: UInt64 = 0
+  private var takenBeyond: [Int] = []
+  /// The child decoder made last, kept to decode the next child (``child(of:key:)``).
+  private var spare: ValueDecoder?
 
   init(
     value: consuming JSON, parent: ValueDecoder?, key: (any CodingKey)?,
@@ -147,14 +158,50 @@ final class ValueDecoder: Decoder, SingleValueDecodingContainer {
     // a `T?`, whose type the runtime looks up on each call; bound here, its room was made (and
     // the type looked up, twice) on every call, which every element of a large array paid.
     if Self.hasOwnForm(T.self) { return try ownForm(T.self, from: value, key: key) }
-    let child = ValueDecoder(value: consume value, parent: self, key: key)
+    var child = child(of: value, key: key)
     do {
-      return try construct(T.self, from: child)
+      let decoded = try construct(T.self, from: child)
+      park(&child)
+      return decoded
     } catch let error as JSONDecodingError {
       throw error
     } catch {
       throw JSONDecodingError(error, at: child.codingPath)
     }
+  }
+
+  /// A decoder of `value` at `key` under this one: the child parked last (``park(_:)``), its
+  /// value, key and reading state set anew, or a new one.
+  ///
+  /// Every element of an array of structs (and every member of a struct that a type decodes
+  /// itself, such as an enum's raw value) needs a decoder; a new one per element was an
+  /// allocation, its initialization, its release and its free. (A strict decode's ledger
+  /// holds the decoder of each object it tracks, and a child holds its parent: such decoders
+  /// are never parked, so the paths the ledger reports at the end are still theirs.)
+  private func child(of value: consuming JSON, key: any CodingKey) -> ValueDecoder {
+    guard let reused = spare else { return ValueDecoder(value: value, parent: self, key: key) }
+    // Taken out while in use: a decode that comes back here before this child is parked again
+    // makes a new one.
+    spare = nil
+    reused.value = value
+    reused.key = key
+    reused.parent = self
+    reused.nextMember = 0
+    if reused.takenMask != 0 { reused.clearTaken() }
+    return reused
+  }
+
+  /// Keeps `child`, whose value was decoded, as the next child's decoder, when nothing but the
+  /// caller holds it: a type that kept the decoder, or a container of it (which holds it), is
+  /// never given it again, and it keeps its value and its path as they were. A parked child
+  /// lets its value go at once (in a consuming decode, the part of the tree just decoded), and
+  /// its parent: a parked child holding this decoder, which holds the child, would be a cycle
+  /// never freed; it gets its parent back when it is reused.
+  private func park(_ child: inout ValueDecoder) {
+    guard isKnownUniquelyReferenced(&child) else { return }
+    child.value = .null
+    child.parent = nil
+    spare = child
   }
 
   /// Whether `special` decodes `T`.
@@ -172,7 +219,7 @@ final class ValueDecoder: Decoder, SingleValueDecodingContainer {
     throws -> T
   {
     if T.self == Date.self {
-      guard case .string(let text) = value, let date = DecodedDates.date(from: text) else {
+      guard case .string(let text) = value, let date = ISO8601Date.date(from: text) else {
         throw failure(at: key, Self.dateExpectation + found(value))
       }
       return unsafeBitCast(date, to: T.self)
@@ -221,6 +268,30 @@ final class ValueDecoder: Decoder, SingleValueDecodingContainer {
       return data as? T
     }
     return nil
+  }
+
+  // MARK: Members taken out (a consuming decode)
+
+  /// Whether the member at `position` was taken out already.
+  func isTaken(_ position: Int) -> Bool {
+    guard takenMask != 0 else { return false }
+    if position < 63 { return takenMask & (1 << UInt64(position)) != 0 }
+    return takenMask & (1 << 63) != 0 && takenBeyond.contains(position)
+  }
+
+  /// Notes that the member at `position` was taken out.
+  func markTaken(_ position: Int) {
+    if position < 63 {
+      takenMask |= 1 << UInt64(position)
+    } else {
+      takenMask |= 1 << 63
+      takenBeyond.append(position)
+    }
+  }
+
+  private func clearTaken() {
+    if takenMask & (1 << 63) != 0 { takenBeyond.removeAll(keepingCapacity: true) }
+    takenMask = 0
   }
 
   // MARK: Errors
@@ -291,11 +362,14 @@ final class ValueDecoder: Decoder, SingleValueDecodingContainer {
   // MARK: Decoder
 
   func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-    guard case .object(let object) = value else {
+    guard case .object = value else {
       throw failure(at: nil, "expected an object, found " + found(value))
     }
-    return KeyedDecodingContainer(
-      ObjectDecodingContainer<Key>(decoder: self, asked: ledger?.track(object, decoder: self)))
+    var asked: KeyLedger.Entry?
+    if let ledger, case .object(let object) = value {
+      asked = ledger.track(object, decoder: self)
+    }
+    return KeyedDecodingContainer(ObjectDecodingContainer<Key>(decoder: self, asked: asked))
   }
 
   func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -305,10 +379,10 @@ final class ValueDecoder: Decoder, SingleValueDecodingContainer {
     guard consumes else { return ArrayDecodingContainer(elements: elements, decoder: self) }
     // Handed over: the container is then the elements' only holder and lets each go once
     // it is decoded.
-    guard taken.isEmpty else {
+    guard takenMask == 0 else {
       throw failure(at: nil, "the array was already read once (this decode consumes it)")
     }
-    taken = [0]
+    markTaken(0)
     value = .array([])
     return ArrayDecodingContainer(elements: elements, decoder: self, consumes: true)
   }

@@ -1,5 +1,3 @@
-import Synchronization
-
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
@@ -51,10 +49,10 @@ extension ValueDecoder: ParallelArrayDecoding {
     if consumes {
       // Handed over, as `unkeyedContainer()` hands them: `elements` is then their only holder,
       // and each is let go once decoded.
-      guard taken.isEmpty else {
+      guard takenMask == 0 else {
         throw failure(at: nil, "the array was already read once (this decode consumes it)")
       }
-      taken = [0]
+      markTaken(0)
       value = .array([])
     }
     return try ParallelDecoding.decode(Element.self, &elements, by: self)
@@ -71,11 +69,11 @@ package enum ParallelDecoding {
   /// with `decoder` itself, the second on a thread of its own with a stand-in for `decoder` (the
   /// same coding path, none of its state).
   ///
-  /// Each half is decoded into small blocks (`blockLength(of:)`), joined into one
+  /// Each half is decoded into blocks of memory of its own (``DecodedRun``), moved into one
   /// array at the end: a consuming decode lets the tree go as it goes, and the allocator carves
   /// each block out of what was just freed, then the joined array out of the freed tree. One
   /// array of the full size made up front took new memory instead, while the tree's was still
-  /// held, and raised the open's peak by the size of the elements; an array per half growing by
+  /// held, and raised the open's peak by the size of the elements; a run per half growing by
   /// doubling needs, at each doubling, a free stretch twice its size, which the two threads
   /// compete for (both allocate from one arena), so the one that lost took a new mapping, and
   /// so did both wherever anything still alive sat inside the freed tree.
@@ -90,26 +88,18 @@ package enum ParallelDecoding {
     // too); a consuming one owns them, uniquely (`decodeArray`), and lets each go.
     let body = { (input: UnsafeMutableBufferPointer<JSON>) throws -> [Element] in
       let halves = Halves(input: input, consumes: consumes)
-      let second = Outcome<Element>()
+      let first = DecodedRun<Element>()
+      let second = DecodedRun<Element>()
       let worker = ElementThread {
         let standIn = ValueDecoder.standIn(at: path, consumes: consumes)
-        let result = halves.decode(Element.self, middle..<count, by: standIn)
-        second.value.withLock { $0 = result }
+        halves.decode(Element.self, middle..<count, by: standIn, into: second)
       }
-      var first = halves.decode(Element.self, 0..<middle, by: decoder)
+      halves.decode(Element.self, 0..<middle, by: decoder, into: first)
       worker.join()
       // What the sequential decode says: the first failure in index order.
       if let error = first.error { throw error }
-      var rest: (decoded: [[Element]], error: (any Error)?) = ([], nil)
-      second.value.withLock { swap(&$0, &rest) }
-      if let error = rest.error { throw error }
-      // One array of the full size, made now that the tree is let go (in a consuming decode
-      // its memory is free), each block let go once copied.
-      var decoded: [Element] = []
-      decoded.reserveCapacity(count)
-      Self.move(&first.decoded, to: &decoded)
-      Self.move(&rest.decoded, to: &decoded)
-      return decoded
+      if let error = second.error { throw error }
+      return DecodedRun.joined(first, second)
     }
     if consumes { return try elements.withUnsafeMutableBufferPointer { try body($0) } }
     return try elements.withUnsafeBufferPointer {
@@ -117,19 +107,10 @@ package enum ParallelDecoding {
     }
   }
 
-  /// How many elements of `Element` fill a block of a half's decode: a block small
-  /// enough to be carved out of what the decode has just freed, and below the size glibc maps
-  /// on its own.
+  /// How many elements of `Element` fill a block of a half's decode: a block small enough to
+  /// be carved out of what the decode has just freed, and below the size glibc maps on its own.
   package static func blockLength<Element>(of type: Element.Type) -> Int {
     Swift.max(1, 65_536 / Swift.max(1, MemoryLayout<Element>.stride))
-  }
-
-  /// Appends the elements of `blocks` to `array`, letting each block go once copied.
-  private static func move<Element>(_ blocks: inout [[Element]], to array: inout [Element]) {
-    for position in blocks.indices {
-      array.append(contentsOf: blocks[position])
-      blocks[position] = []
-    }
   }
 
   /// `key` as a `Sendable` key with the same string (and, for a position, the same integer):
@@ -142,11 +123,71 @@ package enum ParallelDecoding {
   }
 }
 
-/// The second half's result: the elements it decoded, and the error that stopped it. (It is
-/// not told to stop when the first half fails: an error costs the rest of its half, and which
-/// error is said never depends on which thread was faster.)
-private final class Outcome<Element: Sendable>: Sendable {
-  let value = Mutex<(decoded: [[Element]], error: (any Error)?)>(([], nil))
+/// One half's result: the elements it decoded, in order, and the error that stopped it. (The
+/// second half is not told to stop when the first fails: an error costs the rest of its half,
+/// and which error is said never depends on which thread was faster.)
+///
+/// The elements are kept in blocks of ``ParallelDecoding/blockLength(of:)`` elements, each
+/// allocated when the last is full, and moved, not copied, into the joined array. Not an
+/// `Array` appended to: this code is generic (the element type is the caller's), and there each
+/// `append` looked up the array type's metadata in the runtime and ran the unspecialized append,
+/// for every element.
+///
+/// Safety of `@unchecked Sendable` (it holds pointers and a mutable state): a run is written
+/// only by the thread decoding its half; the thread that made it reads it only after joining
+/// that thread (`pthread_join` orders the writes before the reads), or when that thread is
+/// itself; the two never touch one run at the same time.
+private final class DecodedRun<Element>: @unchecked Sendable {
+  private var blocks: [UnsafeMutablePointer<Element>] = []
+  /// Elements in the last block; every block before it is full.
+  private var inLast = 0
+  private let length = ParallelDecoding.blockLength(of: Element.self)
+  private(set) var count = 0
+  var error: (any Error)?
+
+  func append(_ element: consuming Element) {
+    if blocks.isEmpty || inLast == length {
+      blocks.append(UnsafeMutablePointer<Element>.allocate(capacity: length))
+      inLast = 0
+    }
+    (blocks[blocks.count - 1] + inLast).initialize(to: element)
+    inLast += 1
+    count += 1
+  }
+
+  /// The elements of `first` and then of `second` as one array, moved out of both.
+  static func joined(_ first: DecodedRun, _ second: DecodedRun) -> [Element] {
+    let total = first.count + second.count
+    return [Element](unsafeUninitializedCapacity: total) { buffer, initialized in
+      guard let base = buffer.baseAddress else { return }
+      let firstCount = first.count
+      first.moveAll(to: base)
+      second.moveAll(to: base + firstCount)
+      initialized = total
+    }
+  }
+
+  /// Moves the elements to `target`, letting each block go once moved; they are then no
+  /// longer this run's to free.
+  private func moveAll(to target: UnsafeMutablePointer<Element>) {
+    var moved = 0
+    for (position, block) in blocks.enumerated() {
+      let filled = position == blocks.count - 1 ? inLast : length
+      (target + moved).moveInitialize(from: block, count: filled)
+      block.deallocate()
+      moved += filled
+    }
+    blocks = []
+    inLast = 0
+    count = 0
+  }
+
+  deinit {
+    for (position, block) in blocks.enumerated() {
+      block.deinitialize(count: position == blocks.count - 1 ? inLast : length)
+      block.deallocate()
+    }
+  }
 }
 
 /// The elements of a two-thread decode, which each thread reads (and, in a consuming decode,
@@ -163,33 +204,23 @@ private struct Halves: @unchecked Sendable {
   let input: UnsafeMutableBufferPointer<JSON>
   let consumes: Bool
 
-  /// The elements at `range`, decoded in order until one fails, in blocks of at most
-  /// `ParallelDecoding.blockLength(of:)` elements each (in order), and the error.
+  /// The elements at `range`, decoded in order into `run` until one fails, and the error.
   func decode<Element: Decodable>(
-    _ type: Element.Type, _ range: Range<Int>, by decoder: ValueDecoder
-  ) -> (decoded: [[Element]], error: (any Error)?) {
-    let length = ParallelDecoding.blockLength(of: Element.self)
-    var blocks: [[Element]] = []
-    var block: [Element] = []
+    _ type: Element.Type, _ range: Range<Int>, by decoder: ValueDecoder,
+    into run: DecodedRun<Element>
+  ) {
     for index in range {
-      if block.count == length {
-        blocks.append(block)
-        block = []
-      }
-      if block.isEmpty { block.reserveCapacity(Swift.min(length, range.upperBound - index)) }
       var element = JSON.null
       if consumes { swap(&element, &input[index]) } else { element = input[index] }
       do {
-        block.append(
+        run.append(
           try decoder.decodeChild(
             Element.self, from: consume element, key: CodingPathKey(intValue: index)))
       } catch {
-        blocks.append(block)
-        return (blocks, error)
+        run.error = error
+        return
       }
     }
-    blocks.append(block)
-    return (blocks, nil)
   }
 }
 

@@ -7,8 +7,9 @@ import Testing
   import Foundation
 #endif
 
-/// Dates read and written again come from a thread's memo of the last ones (DecodedDates,
-/// EncodedDates): whatever the memo holds, each date must be exactly its own.
+/// Dates written again come from a thread's memo of the last ones (EncodedDates), and dates
+/// read repeat and alternate as a state's do: whatever the memo holds and whichever reading
+/// (the fixed form's or the general one) read the last date, each date must be exactly its own.
 @Suite("Codable bridge: repeated dates")
 struct DateMemoTests {
   let texts = [

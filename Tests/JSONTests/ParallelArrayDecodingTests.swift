@@ -218,4 +218,87 @@ struct ParallelArrayDecodingTests {
     #expect(list.items.elements.map(\.id) == Array(0..<count))
     #expect(threadCount("default") == 2)
   }
+
+  /// Elements alive, by tag: each made by a decode and gone when its last holder went.
+  static let lives = LifeRecord()
+
+  /// Safety of `@unchecked Sendable`: `counts` is read and written only under `lock`.
+  final class LifeRecord: @unchecked Sendable {
+    private let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private var counts: [String: Int] = [:]
+
+    init() {
+      lock.initialize(to: pthread_mutex_t())
+      pthread_mutex_init(lock, nil)
+    }
+
+    func add(_ change: Int, to tag: String) {
+      pthread_mutex_lock(lock)
+      counts[tag, default: 0] += change
+      pthread_mutex_unlock(lock)
+    }
+
+    func count(_ tag: String) -> Int {
+      pthread_mutex_lock(lock)
+      defer { pthread_mutex_unlock(lock) }
+      return counts[tag, default: 0]
+    }
+  }
+
+  final class Life: Sendable {
+    let tag: String
+    init(_ tag: String) {
+      self.tag = tag
+      ParallelArrayDecodingTests.lives.add(1, to: tag)
+    }
+    deinit { ParallelArrayDecodingTests.lives.add(-1, to: tag) }
+  }
+
+  /// An element that counts its life; a negative number is refused.
+  struct Counted: Decodable, Sendable {
+    var number: Int
+    var life: Life
+    enum CodingKeys: String, CodingKey { case number, tag }
+    init(from decoder: any Decoder) throws {
+      let container = try decoder.container(keyedBy: CodingKeys.self)
+      number = try container.decode(Int.self, forKey: .number)
+      if number < 0 {
+        throw DecodingError.dataCorruptedError(
+          forKey: .number, in: container, debugDescription: "a negative number")
+      }
+      life = Life(try container.decode(String.self, forKey: .tag))
+    }
+  }
+
+  /// The halves are kept apart and moved into the joined array: every element decoded is in
+  /// the array once, in order, and is freed once, whether the decode succeeded or a half
+  /// failed after decoding some.
+  @Test(arguments: [nil, 30, 170])
+  func everyElementDecodedLivesOnceAndIsFreed(failingAt failure: Int?) throws {
+    for consuming in [false, true] {
+      let tag = "lives-\(failure ?? -1)-\(consuming)"
+      let json = JSON.array(
+        (0..<200).map { i in
+          ["number": .integer(i == failure ? -1 : Int64(i)), "tag": .string(tag)]
+        })
+      try ParallelDecoding.$threshold.withValue(64) {
+        let decode = { () throws(JSONDecodingError) -> [Counted] in
+          consuming
+            ? try JSONValueDecoder().decode(ParallelDecodedArray<Counted>.self, consuming: json)
+              .elements
+            : try JSONValueDecoder().decode(ParallelDecodedArray<Counted>.self, from: json)
+              .elements
+        }
+        if let failure {
+          let error = #expect(throws: JSONDecodingError.self) { try decode() }
+          #expect(error?.pointer == "/\(failure)/number")
+        } else {
+          let decoded = try decode()
+          #expect(decoded.map(\.number) == Array(0..<200))
+          #expect(Self.lives.count(tag) == 200)
+        }
+      }
+      #expect(Self.lives.count(tag) == 0)
+    }
+  }
 }
