@@ -2,6 +2,7 @@
 #include "CPosix.h"
 
 #include <fcntl.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/uio.h>
 #if __has_include(<malloc.h>)
@@ -46,4 +47,8 @@ void cposix_use_one_allocator_arena(void) {
 #if defined(__GLIBC__)
   (void)mallopt(M_ARENA_MAX, 1);
 #endif
+}
+
+int cposix_contains(const void *bytes, size_t count, const void *needle, size_t needle_count) {
+  return memmem(bytes, count, needle, needle_count) != NULL;
 }

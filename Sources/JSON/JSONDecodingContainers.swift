@@ -114,8 +114,11 @@ struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
   func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try integer(type, key) }
   func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
     if decoder.consumes {
-      return try decoder.decodeChild(
-        type, from: taking(key, expecting: WireExpectation.of(T.self)), key: key)
+      let value = try taking(key, expecting: WireExpectation.of(T.self))
+      if let deferred = decoder.deferredArray(standingFor: value, at: key) {
+        return try decoder.decodeChild(type, deferred: deferred, key: key)
+      }
+      return try decoder.decodeChild(type, from: value, key: key)
     }
     return try decoder.decodeChild(
       type, from: member(key, expecting: WireExpectation.of(T.self)), key: key)
@@ -154,6 +157,9 @@ struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
   func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
     if decoder.consumes {
       guard let value = try takingIfPresent(key) else { return nil }
+      if let deferred = decoder.deferredArray(standingFor: value, at: key) {
+        return try decoder.decodeChild(type, deferred: deferred, key: key)
+      }
       return try decoder.decodeChild(type, from: value, key: key)
     }
     return try present(key).map { try decoder.decodeChild(type, from: $0, key: key) }
@@ -217,16 +223,22 @@ struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
   func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key)
     throws -> KeyedDecodingContainer<NestedKey>
   {
-    let value =
+    var value =
       try decoder.consumes
       ? taking(key, expecting: "an object") : member(key, expecting: "an object")
+    if let deferred = decoder.deferredArray(standingFor: value, at: key) {
+      value = try decoder.tree(ofDeferred: deferred, at: key)
+    }
     return try ValueDecoder(value: value, parent: decoder, key: key).container(keyedBy: type)
   }
 
   func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-    let value =
+    var value =
       try decoder.consumes
       ? taking(key, expecting: "an array") : member(key, expecting: "an array")
+    if let deferred = decoder.deferredArray(standingFor: value, at: key) {
+      value = try decoder.tree(ofDeferred: deferred, at: key)
+    }
     return try ValueDecoder(value: value, parent: decoder, key: key).unkeyedContainer()
   }
 
@@ -238,7 +250,11 @@ struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
   func superDecoder(forKey key: Key) throws -> any Decoder {
     asked?.ask(key.stringValue)
-    return ValueDecoder(value: object[key.stringValue] ?? .null, parent: decoder, key: key)
+    var value = object[key.stringValue] ?? .null
+    if let deferred = decoder.deferredArray(standingFor: value, at: key) {
+      value = try decoder.tree(ofDeferred: deferred, at: key)
+    }
+    return ValueDecoder(value: value, parent: decoder, key: key)
   }
 }
 

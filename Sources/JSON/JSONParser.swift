@@ -20,7 +20,7 @@ struct JSONParser: ~Copyable {
   }
 
   /// An array or object whose members are still being read.
-  private struct Frame {
+  struct Frame {
     var isObject: Bool
     /// Where this container's values start on the value stack.
     var valueStart: Int
@@ -40,7 +40,7 @@ struct JSONParser: ~Copyable {
   /// a value read inside levels its caller already counted.
   private let depthLimit: Int
   var offset = 0
-  private var frames: [Frame] = []
+  private(set) var frames: [Frame] = []
   private var values = PendingValues()
   private var keys: [String] = []
   private(set) var refusals: [Refusal] = []
@@ -51,6 +51,9 @@ struct JSONParser: ~Copyable {
   /// Whether the bytes before the offset are given back to the system as the parse goes
   /// (JSONParser+Discarding.swift), and the bytes from this offset on must be kept.
   let discardLimit: Int?
+  /// Which large arrays are left as text (``DeferredArrays``), and those left so far.
+  var deferral: Deferral?
+  var deferred: [DeferredArrays.Array] = []
   /// The bytes before this offset may be gone; the location of an error is counted from here.
   var kept = 0
   /// Line and column (as ``JSONParseError`` counts them) of the byte at `kept`.
@@ -112,15 +115,19 @@ struct JSONParser: ~Copyable {
           continue
         }
       case UInt8(ascii: "["):
-        offset += 1
-        skipWhitespace()
-        if peek() == UInt8(ascii: "]") {
-          offset += 1
+        if let deferral, bytes.count - offset >= deferral.minimumBytes, deferArray(deferral) {
           value = .array([])
         } else {
-          frames.append(
-            Frame(isObject: false, valueStart: values.count, keyStart: keys.count, index: nil))
-          continue
+          offset += 1
+          skipWhitespace()
+          if peek() == UInt8(ascii: "]") {
+            offset += 1
+            value = .array([])
+          } else {
+            frames.append(
+              Frame(isObject: false, valueStart: values.count, keyStart: keys.count, index: nil))
+            continue
+          }
         }
       case UInt8(ascii: "\""): value = try parseStringValue()
       case UInt8(ascii: "t"): value = try literal("true", .bool(true))
@@ -343,7 +350,7 @@ struct JSONParser: ~Copyable {
   }
 
   @inline(__always)
-  private mutating func skipWhitespace() {
+  mutating func skipWhitespace() {
     while offset < bytes.count {
       let byte = start[offset]
       guard byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 else { return }
@@ -353,7 +360,7 @@ struct JSONParser: ~Copyable {
 
   /// The pointer of the value being read, from the open containers: an array's next index, an
   /// object's last key. Built only for a refusal, which is rare.
-  private var pointer: JSONPointer {
+  var pointer: JSONPointer {
     var tokens: [String] = []
     for (level, frame) in frames.enumerated() {
       let next = level + 1 < frames.count ? frames[level + 1] : nil

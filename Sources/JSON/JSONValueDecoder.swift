@@ -51,9 +51,16 @@ public struct JSONValueDecoder: Sendable {
     throws(JSONDecodingError) -> T
   {
     let ledger = refusesUnknownKeys ? KeyLedger() : nil
-    return try decode(
-      T.self,
-      with: ValueDecoder(value: json, parent: nil, key: nil, ledger: ledger, consumes: true))
+    let root = ValueDecoder(value: json, parent: nil, key: nil, ledger: ledger, consumes: true)
+    // Arrays of the message left as text are read where the tree holds their stand-ins.
+    guard let deferred = DeferredArrays.current else { return try decode(T.self, with: root) }
+    root.deferred = deferred
+    let value = try decode(T.self, with: root)
+    // An array nothing read is checked now, before anything is done with the value.
+    guard deferred.isWellFormed() else {
+      throw JSONDecodingError(DeferredArrayError.malformed, at: [])
+    }
+    return value
   }
 
   /// The root `decoder`'s `T`, with the unknown keys its ledger found (when it keeps one).
@@ -102,6 +109,11 @@ final class ValueDecoder: Decoder, SingleValueDecodingContainer {
   private var takenBeyond: [Int] = []
   /// The child decoder made last, kept to decode the next child (``child(of:key:)``).
   private var spare: ValueDecoder?
+  /// The arrays of the message left as text, in a consuming decode of a state they belong to
+  /// (``DeferredArrays``); each child has its parent's.
+  var deferred: DeferredArrays?
+  /// The array of `deferred` this decoder's value stands for.
+  var deferredIndex: Int?
 
   init(
     value: consuming JSON, parent: ValueDecoder?, key: (any CodingKey)?,
@@ -112,6 +124,7 @@ final class ValueDecoder: Decoder, SingleValueDecodingContainer {
     self.key = key
     self.ledger = ledger ?? parent?.ledger
     self.consumes = consumes || parent?.consumes == true
+    self.deferred = parent?.deferred
   }
 
   var codingPath: [any CodingKey] {
@@ -167,6 +180,43 @@ final class ValueDecoder: Decoder, SingleValueDecodingContainer {
       throw error
     } catch {
       throw JSONDecodingError(error, at: child.codingPath)
+    }
+  }
+
+  /// The array of ``deferred`` that `value`, this decoder's member `key`, stands for (an empty
+  /// array at the place of one), taken for reading; nil for any other value.
+  func deferredArray(standingFor value: JSON, at key: any CodingKey) -> Int? {
+    guard let deferred, case .array(let elements) = value, elements.isEmpty else { return nil }
+    return deferred.take(at: codingPath.map(\.stringValue) + [key.stringValue])
+  }
+
+  /// ``decodeChild(_:from:key:)`` of the deferred array `index`: from its text by a type that
+  /// reads it as an array (``ParallelArrayDecodable``), from its parsed tree by any other.
+  func decodeChild<T: Decodable>(_ type: T.Type, deferred index: Int, key: any CodingKey)
+    throws -> T
+  {
+    guard deferred != nil else { throw failure(at: key, "no text for a deferred array") }
+    guard T.self is any ParallelArrayDecodable.Type else {
+      return try decodeChild(T.self, from: tree(ofDeferred: index, at: key), key: key)
+    }
+    let child = ValueDecoder(value: .array([]), parent: self, key: key)
+    child.deferredIndex = index
+    do {
+      return try construct(T.self, from: child)
+    } catch let error as JSONDecodingError {
+      throw error
+    } catch {
+      throw JSONDecodingError(error, at: child.codingPath)
+    }
+  }
+
+  /// The deferred array `index`, the member `key`, parsed into a tree.
+  func tree(ofDeferred index: Int, at key: any CodingKey) throws -> JSON {
+    guard let deferred else { throw failure(at: key, "no text for a deferred array") }
+    do {
+      return try deferred.tree(of: index)
+    } catch {
+      throw JSONDecodingError(error, at: codingPath + [key])
     }
   }
 

@@ -27,7 +27,9 @@ public protocol ParallelArrayDecoding {
 /// ```swift
 /// let notes = try container.decode(ParallelDecodedArray<Note>.self, forKey: .notes).elements
 /// ```
-public struct ParallelDecodedArray<Element: Decodable & Sendable>: Decodable, Sendable {
+public struct ParallelDecodedArray<Element: Decodable & Sendable>: Decodable, Sendable,
+  ParallelArrayDecodable
+{
   /// The elements, in order.
   public var elements: [Element]
 
@@ -43,6 +45,17 @@ public struct ParallelDecodedArray<Element: Decodable & Sendable>: Decodable, Se
 
 extension ValueDecoder: ParallelArrayDecoding {
   func decodeArray<Element: Decodable & Sendable>(of type: Element.Type) throws -> [Element] {
+    if let deferredIndex, let deferred {
+      // A strict decode records each object in its ledger, from a tree.
+      guard ledger == nil else {
+        value = try deferred.tree(of: deferredIndex)
+        self.deferredIndex = nil
+        return try [Element](from: self)
+      }
+      self.deferredIndex = nil
+      return try ParallelDecoding.decode(
+        Element.self, deferred: deferredIndex, of: deferred, by: self)
+    }
     guard ledger == nil, case .array(var elements) = value,
       elements.count >= ParallelDecoding.threshold, elements.count >= 2
     else { return try [Element](from: self) }
@@ -58,6 +71,11 @@ extension ValueDecoder: ParallelArrayDecoding {
     return try ParallelDecoding.decode(Element.self, &elements, by: self)
   }
 }
+
+/// A type whose `init(from:)` reads its decoder only as ``ParallelDecodedArray`` does (through
+/// ``ParallelArrayDecoding/decodeArray(of:)`` when the decoder is one), besides its coding
+/// path: an array left as text (``DeferredArrays``) is then decoded straight from its text.
+package protocol ParallelArrayDecodable {}
 
 /// The two-thread decode of ``ParallelArrayDecoding``.
 package enum ParallelDecoding {
@@ -115,7 +133,7 @@ package enum ParallelDecoding {
 
   /// `key` as a `Sendable` key with the same string (and, for a position, the same integer):
   /// what a coding path is read for is an error's JSON Pointer.
-  private static func sendableKey(_ key: any CodingKey) -> CodingPathKey {
+  static func sendableKey(_ key: any CodingKey) -> CodingPathKey {
     if let position = key.intValue, key.stringValue == String(position) {
       return CodingPathKey(intValue: position)
     }
@@ -137,13 +155,15 @@ package enum ParallelDecoding {
 /// only by the thread decoding its half; the thread that made it reads it only after joining
 /// that thread (`pthread_join` orders the writes before the reads), or when that thread is
 /// itself; the two never touch one run at the same time.
-private final class DecodedRun<Element>: @unchecked Sendable {
+final class DecodedRun<Element>: @unchecked Sendable {
   private var blocks: [UnsafeMutablePointer<Element>] = []
   /// Elements in the last block; every block before it is full.
   private var inLast = 0
   private let length = ParallelDecoding.blockLength(of: Element.self)
   private(set) var count = 0
   var error: (any Error)?
+  /// Whether the text of its half was not JSON (a deferred array's decode: DeferredArrays).
+  var malformed = false
 
   func append(_ element: consuming Element) {
     if blocks.isEmpty || inLast == length {
@@ -226,7 +246,7 @@ private struct Halves: @unchecked Sendable {
 
 /// A thread running one closure, joined by the thread that made it. When no thread can be made,
 /// the closure runs at `join()` on the caller's thread instead (the decode is then sequential).
-private final class ElementThread {
+final class ElementThread {
   private var thread = pthread_t()
   private var started = false
   private let body: @Sendable () -> Void

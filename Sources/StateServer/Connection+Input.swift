@@ -107,8 +107,11 @@ extension Connection {
         // passed down owned, it is freed once the store has decoded it.
         let line = lines[first]
         lines[first] = .endOfInput
-        if case .request(let request) = consume line {
-          router.receive(owned: request, on: self)
+        switch consume line {
+        case .request(let request): router.receive(owned: request, on: self)
+        case .openFromText(let request, let text):
+          router.receive(owned: request, text: text, on: self)
+        default: break
         }
       } else {
         // Borrowed where it lies, not copied out: the reader's thread frees the line once

@@ -5,6 +5,9 @@ import JSON
 enum InboundLine: Sendable {
   /// A plain request whose framing ``RequestEnvelope`` read: valid as an envelope already.
   case request(RequestEnvelope)
+  /// A plain `store/open` whose large arrays were left as text, read as the store decodes its
+  /// state (``DeferredArrays``). Boxed, as a malformed line is: it is rare.
+  indirect case openFromText(RequestEnvelope, DeferredArrays)
   /// Any other message, parsed whole.
   case message(JSON)
   /// Boxed: the error is ten words, a line is 41 bytes without it (a request's id, method and
@@ -22,9 +25,11 @@ extension InboundLine {
   var isStoreOpen: Bool {
     // The length first: every other method's line, a `dispatch` above all, is told apart
     // without comparing strings.
-    if case .request(let request) = self {
+    switch self {
+    case .request(let request):
       return request.method.utf8.count == 10 && request.method == "store/open"
+    case .openFromText: return true
+    default: return false
     }
-    return false
   }
 }

@@ -50,12 +50,35 @@ final class LineFramer {
   func next(from fd: Int32) -> (lines: [InboundLine], count: Int) {
     let (items, count) = readItems(from: fd)
     // Parsed in the buffer itself, before the next read moves it: no copy.
-    let lines = buffer.withUnsafeBytes { raw in Self.parse(items, in: raw) }
+    let keeper = ReadBufferKeeper()
+    let lines = buffer.withUnsafeBytes { raw in Self.parse(items, in: raw, keeper: keeper) }
+    if keeper.isWanted { handOver(to: keeper) }
     // A long line grew the buffer; once it is parsed nothing points into it, so it goes now
     // rather than at the next read, which comes only after the lines are served: the open of
     // a large state would otherwise keep a copy of its text alive through the whole open.
     if end == 0 { shrink() }
     return (lines, count)
+  }
+
+  /// Gives the buffer, whose bytes a line parsed from it still points into, to `keeper`, and
+  /// reads on into a new one, moving into it the partial line after the lines parsed. The
+  /// buffer's memory does not move: a mapping is only moved by growing it, which its keeper
+  /// never does.
+  private func handOver(to keeper: ReadBufferKeeper) {
+    var kept = ReadBuffer(count: max(Self.blockSize, end - start))
+    swap(&kept, &buffer)
+    if end > start {
+      let (start, end) = (self.start, self.end)
+      kept.withUnsafeBytes { old in
+        buffer.withUnsafeMutableBytes { new in
+          guard let from = old.baseAddress, let to = new.baseAddress else { return }
+          to.copyMemory(from: from + start, byteCount: end - start)
+        }
+      }
+    }
+    end -= start
+    start = 0
+    keeper.buffer = consume kept
   }
 
   /// Back to one block, when a long line grew the buffer and no partial line is in it.
@@ -156,7 +179,9 @@ final class LineFramer {
 
   /// Parses the framed `items`, whose ranges point into `raw`, in order. A plain request's
   /// framing is read in place (``RequestEnvelope``), everything else by the one parser.
-  private static func parse(_ items: [Item], in raw: UnsafeRawBufferPointer) -> [InboundLine] {
+  private static func parse(
+    _ items: [Item], in raw: UnsafeRawBufferPointer, keeper: ReadBufferKeeper
+  ) -> [InboundLine] {
     var lines: [InboundLine] = []
     lines.reserveCapacity(items.count)
     for item in items {
@@ -167,7 +192,9 @@ final class LineFramer {
         lines.append(.endOfInput)
       case .text(let range):
         let line = UnsafeRawBufferPointer(rebasing: raw[range])
-        if line.count >= discardingLength {
+        if line.count >= discardingLength, let open = openLeavingText(line, keeper: keeper) {
+          lines.append(open)
+        } else if line.count >= discardingLength {
           // Parsed whole: a failure of the params read in place would parse the line again,
           // and its bytes are given back behind the parse. The envelope is then read from the
           // parsed object, so a plain request is still served as one.

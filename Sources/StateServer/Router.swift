@@ -35,6 +35,8 @@ final class Router {
       answer(
         serve(request.method, params: request.params, id: request.id, on: connection),
         on: connection)
+    case .openFromText(let request, let text):
+      receive(owned: request, text: text, on: connection)
     case .message(let message):
       receive(message, refusals: [], on: connection)
     case .malformed(let error):
@@ -153,6 +155,22 @@ final class Router {
     let id = request.id
     let params = (consume request).params
     answer(serve(method, params: consume params, id: id, on: connection), on: connection)
+  }
+
+  /// A `store/open` whose large arrays are left as `text`, read by the store's decode while it
+  /// runs. When an array's text turns out not to be JSON, whatever the open did before it
+  /// found out is dropped and the line is answered as its whole parse is (a parse error, or
+  /// the refusal of a member): so it is answered exactly as it would be had it been parsed
+  /// whole first.
+  func receive(owned request: RequestEnvelope, text: DeferredArrays, on connection: Connection) {
+    let served = DeferredArrays.$current.withValue(text) {
+      serve(request.method, params: request.params, id: request.id, on: connection)
+    }
+    guard text.isWellFormed() else {
+      receive(LineFramer.parsedWhole(text.bytes), on: connection)
+      return
+    }
+    answer(served, on: connection)
   }
 
   /// Calls a request's method once its envelope is valid, and gives what it answers: nil for

@@ -9,7 +9,7 @@ import Testing
   func describe(_ lines: [InboundLine]) -> [String] {
     lines.map { line in
       switch line {
-      case .request, .message: line.message?.description ?? ""
+      case .request, .message, .openFromText: line.message?.description ?? ""
       case .malformed(let error): "malformed at \(error.position)"
       case .oversize(let bytes, _): "oversize \(bytes)"
       case .endOfInput: "end"

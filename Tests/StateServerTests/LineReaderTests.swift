@@ -53,7 +53,7 @@ import Testing
   func describe(_ lines: [InboundLine]) -> [String] {
     lines.map { line in
       switch line {
-      case .request, .message: line.message?.description ?? ""
+      case .request, .message, .openFromText: line.message?.description ?? ""
       case .malformed(let error): "malformed:\(error.kind.rawValue)"
       case .oversize(let bytes, let id): "oversize:\(bytes)" + (id.map { ":id=\($0)" } ?? "")
       case .endOfInput: "end"

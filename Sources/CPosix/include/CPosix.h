@@ -40,4 +40,8 @@ void *cposix_grow_mapping(void *old, size_t old_size, size_t new_size);
 // happens when `fd` is not a pipe, already holds that much, or the system refuses.
 void cposix_widen_pipe(int fd, int bytes);
 
+// Whether the `count` bytes at `bytes` hold the `needle_count` bytes at `needle` (`memmem`, a
+// GNU extension that Swift's Glibc module does not declare).
+int cposix_contains(const void *bytes, size_t count, const void *needle, size_t needle_count);
+
 #endif

@@ -262,7 +262,13 @@ extension IdentifiedArray: Encodable where Element: Encodable {
   }
 }
 
-extension IdentifiedArray: Decodable where Element: Decodable {
+extension IdentifiedArray: Decodable where Element: Decodable {}
+
+// Its `init(from:)` reads the decoder only as `ParallelDecodedArray` does: an array left as
+// text is decoded straight from its text.
+extension IdentifiedArray: ParallelArrayDecodable where Element: Decodable {}
+
+extension IdentifiedArray where Element: Decodable {
   /// Decodes a plain array; repeated ids are a decoding error. A large array is decoded on two
   /// threads when the decoder can (`ParallelDecodedArray`).
   @inlinable

@@ -111,6 +111,10 @@ public final class Store<F: Feature>: AnyStore {
   ) throws(ActionError) {
     // The saved tree is let go once decoded, before the view is built from the state.
     if let (state, version) = try Self.restore(consume restoring) {
+      // The client's state is not read, but a message whose text is not JSON opens nothing.
+      if DeferredArrays.current?.isWellFormed() == false {
+        throw .invalid(pointer: "", reason: "the initial state is not well-formed JSON")
+      }
       self.init(feature: feature, id: id, state: state, version: version)
     } else if initial != nil {
       let base: JSON

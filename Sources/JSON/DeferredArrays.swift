@@ -1,0 +1,111 @@
+import Synchronization
+
+/// The large arrays of one message whose parse left them as text, to be parsed element by
+/// element into the values decoded from them (``JSON/parsingDeferringArrays(_:under:)``): the
+/// open of a large state then never builds the tree of its elements, and two threads share the
+/// work. In the parsed message each such array is an empty array (a stand-in); a consuming
+/// ``JSONValueDecoder`` decode that runs while this is ``current`` reads it from the text
+/// instead, on two threads when its type allows (``ParallelDecodedArray``), or parses it into a
+/// tree first when it does not.
+///
+/// The text is not checked before it is read: whoever served the message asks
+/// ``isWellFormed()`` at the end, which checks the arrays nothing read, and answers the message
+/// as its whole parse would (a parse error, a refused member) when any array was not JSON.
+///
+/// Safety of `@unchecked Sendable`: `bytes` are written by nobody once this is made (the
+/// `keeper` owns them and frees them only when this goes); what changes, which arrays were
+/// read and whether one failed, is behind a mutex.
+package final class DeferredArrays: @unchecked Sendable {
+  /// One array left as text.
+  package struct Array: Sendable {
+    /// Its place under the root the deferral started at (its member names, and indices).
+    package var tokens: [String]
+    /// The offsets of its `[` and its `]` in the message.
+    var open: Int
+    var close: Int
+    /// Where the element nearest the middle starts, and its index.
+    var split: (offset: Int, index: Int)?
+    /// The containers open around its elements (the array's own included), which their
+    /// nesting limit counts.
+    var levelsAbove: Int
+  }
+
+  /// The whole message's bytes.
+  package let bytes: UnsafeRawBufferPointer
+  package let arrays: [Array]
+  private let keeper: AnyObject?
+  private struct Progress {
+    var read: [Bool]
+    var malformed = false
+  }
+  private let progress: Mutex<Progress>
+
+  /// The decode of a state opened from this message reads these arrays.
+  @TaskLocal package static var current: DeferredArrays?
+
+  /// Arrays of `bytes`, which `keeper` keeps (nil when the caller keeps them for this's life).
+  package init(bytes: UnsafeRawBufferPointer, arrays: [Array], keeper: AnyObject?) {
+    self.bytes = bytes
+    self.arrays = arrays
+    self.keeper = keeper
+    progress = Mutex(Progress(read: Swift.Array(repeating: false, count: arrays.count)))
+  }
+
+  /// The array at `tokens`, taken for reading: nil when none is there or it was read already.
+  func take(at tokens: [String]) -> Int? {
+    guard let index = arrays.firstIndex(where: { $0.tokens == tokens }) else { return nil }
+    return progress.withLock { progress in
+      guard !progress.read[index] else { return nil }
+      progress.read[index] = true
+      return index
+    }
+  }
+
+  /// Notes that an array's text is not JSON (or holds a member its parse refuses).
+  func markMalformed() { progress.withLock { $0.malformed = true } }
+
+  /// Whether every array is JSON: those read were (else their reading said so), and those
+  /// nothing read are parsed now, their values let go.
+  package func isWellFormed() -> Bool {
+    let unread = progress.withLock { progress in
+      progress.malformed ? nil : arrays.indices.filter { !progress.read[$0] }
+    }
+    guard let unread else { return false }
+    for index in unread {
+      progress.withLock { $0.read[index] = true }
+      guard (try? tree(of: index)) != nil else {
+        markMalformed()
+        return false
+      }
+    }
+    return true
+  }
+
+  /// The array at `index` parsed into a tree (for a type that reads it other than as a
+  /// ``ParallelDecodedArray``); a text that is not JSON is noted and thrown.
+  func tree(of index: Int) throws -> JSON {
+    let array = arrays[index]
+    let text = UnsafeRawBufferPointer(rebasing: bytes[array.open...array.close])
+    guard
+      var parser = JSONParser(
+        text, allowDuplicateKeys: false, depthLimit: JSON.maximumDepth - array.levelsAbove + 1)
+    else { throw DeferredArrayError.malformed }
+    do {
+      let value = try parser.parseValue()
+      guard parser.refusals.isEmpty, parser.offset == text.count else {
+        throw DeferredArrayError.malformed
+      }
+      return value
+    } catch {
+      markMalformed()
+      throw DeferredArrayError.malformed
+    }
+  }
+}
+
+/// A deferred array's text is not JSON: the message is answered as its whole parse answers it.
+enum DeferredArrayError: Error, CustomStringConvertible {
+  case malformed
+
+  var description: String { "the array's text is not well-formed JSON" }
+}
