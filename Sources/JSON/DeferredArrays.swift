@@ -65,7 +65,8 @@ package final class DeferredArrays: @unchecked Sendable {
   func markMalformed() { progress.withLock { $0.malformed = true } }
 
   /// Whether every array is JSON: those read were (else their reading said so), and those
-  /// nothing read are parsed now, their values let go.
+  /// nothing read are parsed now as they are read (on two threads), each element let go once
+  /// parsed.
   package func isWellFormed() -> Bool {
     let unread = progress.withLock { progress in
       progress.malformed ? nil : arrays.indices.filter { !progress.read[$0] }
@@ -73,12 +74,17 @@ package final class DeferredArrays: @unchecked Sendable {
     guard let unread else { return false }
     for index in unread {
       progress.withLock { $0.read[index] = true }
-      guard (try? tree(of: index)) != nil else {
-        markMalformed()
-        return false
-      }
+      let decoder = ValueDecoder.standIn(at: [], consumes: true)
+      guard
+        (try? ParallelDecoding.decode(Skipped.self, deferred: index, of: self, by: decoder)) != nil
+      else { return false }
     }
     return true
+  }
+
+  /// An element parsed and let go.
+  private struct Skipped: Decodable, Sendable {
+    init(from decoder: any Decoder) {}
   }
 
   /// The array at `index` parsed into a tree (for a type that reads it other than as a
