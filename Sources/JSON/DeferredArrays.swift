@@ -13,8 +13,9 @@ import Synchronization
 /// as its whole parse would (a parse error, a refused member) when any array was not JSON.
 ///
 /// Safety of `@unchecked Sendable`: `bytes` are written by nobody once this is made (the
-/// `keeper` owns them and frees them only when this goes); what changes, which arrays were
-/// read and whether one failed, is behind a mutex.
+/// `keeper` owns them and frees them only when this goes, or when ``letGoOfText()`` finds them
+/// of no more use, after which they are never read); what changes, which arrays were read,
+/// whether one failed and the keeper, is behind a mutex.
 package final class DeferredArrays: @unchecked Sendable {
   /// One array left as text.
   package struct Array: Sendable {
@@ -30,13 +31,19 @@ package final class DeferredArrays: @unchecked Sendable {
     var levelsAbove: Int
   }
 
-  /// The whole message's bytes.
-  package let bytes: UnsafeRawBufferPointer
+  /// The whole message's bytes, until ``letGoOfText()``.
+  package var bytes: UnsafeRawBufferPointer {
+    precondition(!progress.withLock { $0.letGo }, "the text was let go")
+    return text
+  }
+  private let text: UnsafeRawBufferPointer
   package let arrays: [Array]
-  private let keeper: AnyObject?
   private struct Progress {
     var read: [Bool]
     var malformed = false
+    var keeper: (any AnyObject & Sendable)?
+    /// Whether ``letGoOfText()`` let go of the text.
+    var letGo = false
   }
   private let progress: Mutex<Progress>
 
@@ -44,11 +51,27 @@ package final class DeferredArrays: @unchecked Sendable {
   @TaskLocal package static var current: DeferredArrays?
 
   /// Arrays of `bytes`, which `keeper` keeps (nil when the caller keeps them for this's life).
-  package init(bytes: UnsafeRawBufferPointer, arrays: [Array], keeper: AnyObject?) {
-    self.bytes = bytes
+  package init(
+    bytes: UnsafeRawBufferPointer, arrays: [Array], keeper: (any AnyObject & Sendable)?
+  ) {
+    self.text = bytes
     self.arrays = arrays
-    self.keeper = keeper
-    progress = Mutex(Progress(read: Swift.Array(repeating: false, count: arrays.count)))
+    progress = Mutex(
+      Progress(read: Swift.Array(repeating: false, count: arrays.count), keeper: keeper))
+  }
+
+  /// Once every array was read and was JSON, the text is of no more use (nothing is answered
+  /// from it): its keeper lets it go, so that it is not alive beside the answer. After this,
+  /// ``bytes`` must not be read (``isWellFormed()`` no longer reads them: it is true).
+  func letGoOfText() {
+    // Taken out under the lock, freed after it.
+    let keeper = progress.withLock { progress -> (any AnyObject & Sendable)? in
+      guard !progress.malformed, !progress.read.contains(false) else { return nil }
+      progress.letGo = true
+      defer { progress.keeper = nil }
+      return progress.keeper
+    }
+    _ = consume keeper
   }
 
   /// The array at `tokens`, taken for reading: nil when none is there or it was read already.

@@ -60,6 +60,7 @@ public struct JSONValueDecoder: Sendable {
     guard deferred.isWellFormed() else {
       throw JSONDecodingError(DeferredArrayError.malformed, at: [])
     }
+    deferred.letGoOfText()
     return value
   }
 

@@ -94,6 +94,42 @@ import Testing
     #expect(left == [["others"], ["items"]])
   }
 
+  final class Keeper: Sendable {}
+
+  /// The text is let go once all of it was read as JSON (the answer that follows does not need
+  /// it), and kept when it was not (the message is then answered from it).
+  @Test(arguments: [false, true])
+  func theTextIsLetGoOnceReadWhole(broken: Bool) {
+    var bytes = Array(Self.message.utf8)
+    if broken, let five = bytes.lastIndex(of: UInt8(ascii: "5")) {
+      bytes[five] = UInt8(ascii: "x")  // the last item's `"n":-5`: no longer a number
+    }
+    bytes.withUnsafeBytes { raw in
+      JSON.$deferredArrayBytes.withValue(8) {
+        guard let (value, arrays) = JSON.parsingDeferringArrays(raw, under: ["params", "state"])
+        else {
+          Issue.record("nothing left as text")
+          return
+        }
+        weak var watched: Keeper?
+        let text = DeferredArrays(
+          bytes: raw, arrays: arrays,
+          keeper: {
+            let keeper = Keeper()
+            watched = keeper
+            return keeper
+          }())
+        #expect(watched != nil)
+        let outcome = DeferredArrays.$current.withValue(text) {
+          decode(value["params"]?["state"] ?? .null)
+        }
+        if case .decoded = outcome { #expect(!broken) } else { #expect(broken) }
+        #expect(text.isWellFormed() == !broken)
+        #expect((watched == nil) == !broken)
+      }
+    }
+  }
+
   @Test func everyChangeOfTheMessageAgreesWithTheWholeParse() {
     let original = Array(Self.message.utf8)
     var variants: [[UInt8]] = []
