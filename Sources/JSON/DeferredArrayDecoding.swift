@@ -9,7 +9,9 @@ extension ParallelDecoding {
     by decoder: ValueDecoder
   ) throws -> [Element] {
     let array = deferred.arrays[index]
-    let text = ElementText(bytes: deferred.bytes, levelsAbove: array.levelsAbove)
+    let changes = deferred.changes(of: index)
+    let text = ElementText(
+      bytes: deferred.bytes, levelsAbove: array.levelsAbove, changes: changes)
     let path = decoder.codingPath.map(Self.sendableKey)
     let runs: [DecodedRun<Element>]
     if let split = array.split, split.index * 2 >= threshold {
@@ -34,6 +36,11 @@ extension ParallelDecoding {
       throw DeferredArrayError.malformed
     }
     for run in runs { if let error = run.error { throw error } }
+    let count = runs.reduce(0) { $0 + $1.count }
+    if let last = changes.keys.max(), last >= count {
+      throw decoder.failure(
+        at: nil, "a saved change names element \(last) of an array of \(count) elements")
+    }
     return DecodedRun.joined(runs[0], runs.count == 2 ? runs[1] : DecodedRun())
   }
 }
@@ -46,10 +53,12 @@ extension ParallelDecoding {
 private struct ElementText: @unchecked Sendable {
   let bytes: UnsafeRawBufferPointer
   let levelsAbove: Int
+  /// Changes to apply to elements once parsed, by index (a journal replayed onto a snapshot).
+  let changes: [Int: [JSONPatch.Operation]]
 
   /// The elements in `range` (which starts at an element or at white space before one, and
-  /// ends at the array's `]`, or after a comma when `endsWithComma`), parsed and decoded in
-  /// order into `run`, the first at `index`. A failing decode is the run's error and the rest
+  /// ends at the array's `]`, or after a comma when `endsWithComma`), parsed, changed (when
+  /// `changes` has changes for them) and decoded in order into `run`, the first at `index`. A failing decode is the run's error and the rest
   /// is still parsed (text that is not JSON wins over any decoding error); text that is not
   /// JSON stops it.
   func decode<Element: Decodable>(
@@ -70,7 +79,7 @@ private struct ElementText: @unchecked Sendable {
       return
     }
     while true {
-      let value: JSON
+      var value: JSON
       do {
         value = try parser.parseValue()
       } catch {
@@ -80,6 +89,14 @@ private struct ElementText: @unchecked Sendable {
       guard parser.refusals.isEmpty else {
         run.malformed = true
         return
+      }
+      if run.error == nil, let operations = changes[index] {
+        do {
+          try JSONPatch(operations).apply(to: &value)
+        } catch {
+          run.error = decoder.failure(
+            at: CodingPathKey(intValue: index), "a saved change does not apply: \(error)")
+        }
       }
       if run.error == nil {
         do {

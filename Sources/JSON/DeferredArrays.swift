@@ -38,16 +38,18 @@ package final class DeferredArrays: @unchecked Sendable {
   }
   private let text: UnsafeRawBufferPointer
   package let arrays: [Array]
-  private struct Progress {
+  struct Progress {
     var read: [Bool]
     var malformed = false
     var keeper: (any AnyObject & Sendable)?
+    /// Changes waiting for an element's parse, by array and element (DeferredArrays+Changes).
+    var changes: [[Int: [JSONPatch.Operation]]]
     /// Whether ``letGoOfText()`` let go of the text.
     var letGo = false
   }
-  private let progress: Mutex<Progress>
+  let progress: Mutex<Progress>
 
-  /// The decode of a state opened from this message reads these arrays.
+  /// The decode of a state opened (or restored) from this text reads these arrays.
   @TaskLocal package static var current: DeferredArrays?
 
   /// Arrays of `bytes`, which `keeper` keeps (nil when the caller keeps them for this's life).
@@ -57,7 +59,9 @@ package final class DeferredArrays: @unchecked Sendable {
     self.text = bytes
     self.arrays = arrays
     progress = Mutex(
-      Progress(read: Swift.Array(repeating: false, count: arrays.count), keeper: keeper))
+      Progress(
+        read: Swift.Array(repeating: false, count: arrays.count), keeper: keeper,
+        changes: Swift.Array(repeating: [:], count: arrays.count)))
   }
 
   /// Once every array was read and was JSON, the text is of no more use (nothing is answered
@@ -98,11 +102,10 @@ package final class DeferredArrays: @unchecked Sendable {
     for index in unread {
       progress.withLock { $0.read[index] = true }
       let decoder = ValueDecoder.standIn(at: [], consumes: true)
-      guard
-        (try? ParallelDecoding.decode(Skipped.self, deferred: index, of: self, by: decoder)) != nil
-      else { return false }
+      // Only text that is not JSON counts here (a change that does not apply is the decode's).
+      _ = try? ParallelDecoding.decode(Skipped.self, deferred: index, of: self, by: decoder)
     }
-    return true
+    return !progress.withLock { $0.malformed }
   }
 
   /// An element parsed and let go.

@@ -167,8 +167,24 @@ final class StoreRegistry {
           + "or persist '\(feature.name)' under another store id")
     }
     var restored = restoring
+    var text: DeferredArrays?
     if persist, initial == nil, restoring == nil, let persistence {
-      restored = persistence.restore(
+      if let database = persistence as? Persistence {
+        restored = database.restore(
+          storeID: id, feature: feature.name, schemaVersion: feature.schemaVersion,
+          leavingText: true)
+        text = database.takeRestoredText(of: id)
+      } else {
+        restored = persistence.restore(
+          storeID: id, feature: feature.name, schemaVersion: feature.schemaVersion)
+      }
+    }
+    if let text, let made = Self.store(of: feature, id, restored, readingArraysFrom: text) {
+      return opened(made, id: id, persist: persist)
+    } else if text != nil, let database = persistence as? Persistence {
+      // Saved data that did not restore with its arrays left as text is read again whole:
+      // what is wrong with it is then said (and it set aside) as it always was.
+      restored = database.restoreAgainWhole(
         storeID: id, feature: feature.name, schemaVersion: feature.schemaVersion)
     }
     let store: any AnyStore
@@ -195,6 +211,20 @@ final class StoreRegistry {
         }
       }
     }
+    return opened(store, id: id, persist: persist)
+  }
+
+  /// The store made from `restored` while its large arrays are read from `text` (by its
+  /// decode, `DeferredArrays.current`); nil when that fails.
+  private static func store(
+    of feature: FeatureDescriptor, _ id: String, _ restored: (state: JSON, version: UInt64)?,
+    readingArraysFrom text: DeferredArrays
+  ) -> (any AnyStore)? {
+    DeferredArrays.$current.withValue(text) { try? feature.makeStore(id, nil, restored) }
+  }
+
+  /// Registers `store`, just made, under `id`.
+  private func opened(_ store: any AnyStore, id: String, persist: Bool) -> any AnyStore {
     stores[id] = store
     // A deferred store opens in the place it took at start.
     if positions[id] == nil {

@@ -111,10 +111,6 @@ public final class Store<F: Feature>: AnyStore {
   ) throws(ActionError) {
     // The saved tree is let go once decoded, before the view is built from the state.
     if let (state, version) = try Self.restore(consume restoring) {
-      // The client's state is not read, but a message whose text is not JSON opens nothing.
-      if DeferredArrays.current?.isWellFormed() == false {
-        throw .invalid(pointer: "", reason: "the initial state is not well-formed JSON")
-      }
       self.init(feature: feature, id: id, state: state, version: version)
     } else if initial != nil {
       let base: JSON
@@ -148,7 +144,9 @@ public final class Store<F: Feature>: AnyStore {
     throws(ActionError) -> (F.State, UInt64)?
   {
     guard let (json, version) = consume saved else { return nil }
-    if json.holdsElidedArray {
+    // A large array left as text (`DeferredArrays.current`) is one too, where an empty array
+    // stands in for it.
+    if json.holdsElidedArray || DeferredArrays.current != nil {
       // A large array is decoded consuming, its parsed elements let go one by one: its JSON is
       // of no use after (the store keeps those elements in its typed state alone), and a
       // restore never holds the whole tree and the whole state at once. The feature compares

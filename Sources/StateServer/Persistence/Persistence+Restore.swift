@@ -7,11 +7,25 @@ extension Persistence {
   /// Data of another feature, another schema version, or that fails a check (a version out of
   /// range, a patch that does not apply) is set aside (tables `set_aside` and
   /// `journal_set_aside`) with a warning naming what was wrong.
+  ///
+  /// `leavingText`: a large snapshot's large arrays are left as text, for the store's decode
+  /// to read (``takeRestoredText(of:)``); saved data that does not restore so is read again
+  /// as before, which says what is wrong with it.
   public func restore(storeID: String, feature: String, schemaVersion: Int)
     -> (state: JSON, version: UInt64)?
   {
+    restore(storeID: storeID, feature: feature, schemaVersion: schemaVersion, leavingText: false)
+  }
+
+  func restore(storeID: String, feature: String, schemaVersion: Int, leavingText: Bool)
+    -> (state: JSON, version: UInt64)?
+  {
     restored[storeID] = nil
+    restoredText[storeID] = nil
     restoredSchemaVersions[storeID] = schemaVersion
+    if leavingText, let (state, version) = restoreLeavingText(storeID, feature, schemaVersion) {
+      return (state, version)
+    }
     let loaded: SavedRows?
     do {
       loaded = try database.load(store: storeID)
@@ -48,6 +62,45 @@ extension Persistence {
     if saved.state.holdsElidedArray { kept.state = .null }
     restored[storeID] = kept
     return (saved.state, saved.version)
+  }
+
+  /// ``restore(storeID:feature:schemaVersion:)`` of a large snapshot with its large arrays
+  /// left as text; nil for any other, and for saved data with anything wrong (the caller reads
+  /// it again whole, and sets it aside if it must).
+  private func restoreLeavingText(_ storeID: String, _ feature: String, _ schemaVersion: Int)
+    -> (state: JSON, version: UInt64)?
+  {
+    guard let loaded = try? database.load(store: storeID, leavingText: true),
+      case .leftAsText = loaded.state,
+      let saved = try? SavedState(consume loaded), let text = saved.text,
+      saved.feature == feature, saved.schemaVersion == schemaVersion
+    else { return nil }
+    // As for a state holding a large array: the journal starts from the typed state.
+    var kept = saved
+    kept.state = .null
+    kept.text = nil
+    restored[storeID] = kept
+    restoredText[storeID] = text
+    inform(
+      "store \(storeID): restored with \(text.arrays.count) large array(s) read from the "
+        + "snapshot's text as the store decodes them")
+    return (saved.state, saved.version)
+  }
+
+  /// The saved state of `storeID` read again whole, after its decode from text failed.
+  func restoreAgainWhole(storeID: String, feature: String, schemaVersion: Int)
+    -> (state: JSON, version: UInt64)?
+  {
+    warn(
+      "the saved state of store \(storeID) did not decode with its large arrays read from "
+        + "text; reading it again whole")
+    return restore(storeID: storeID, feature: feature, schemaVersion: schemaVersion)
+  }
+
+  /// The large arrays the last restore of `storeID` left as text (``DeferredArrays``), which
+  /// the store's decode reads; taken once.
+  func takeRestoredText(of storeID: String) -> DeferredArrays? {
+    restoredText.removeValue(forKey: storeID)
   }
 
   /// The version of `storeID`'s saved data, from its snapshot row and its last journal row

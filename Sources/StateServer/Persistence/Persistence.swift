@@ -40,6 +40,8 @@ public final class Persistence {
   let schemaVersions: [String: Int]
   var restored: [String: SavedState] = [:]
   var restoredSchemaVersions: [String: Int] = [:]
+  /// The large arrays a restore left as text, until the store's decode takes them.
+  var restoredText: [String: DeferredArrays] = [:]
   /// Compacted snapshots encoded off the state actor, written by the next commit.
   var compactions: [String: Compaction] = [:]
   /// The last compaction's encoding task (tests await it).

@@ -126,20 +126,27 @@ final class SQLiteConnection {
     of table: String, column: String, rowid: Int64,
     _ body: (UnsafeMutableRawBufferPointer) -> Result
   ) throws(SQLiteError) -> Result {
+    let mapped = try bytes(of: table, column: column, rowid: rowid)
+    return body(mapped.bytes)
+  }
+
+  /// The value of `column` in row `rowid` of `table`, read into a mapping of its own, which
+  /// lives as long as the result (a snapshot whose large arrays are left as text keeps it).
+  func bytes(of table: String, column: String, rowid: Int64) throws(SQLiteError) -> MappedBytes {
     var blob: OpaquePointer?
     let opened = sqlite3_blob_open(handle, "main", table, column, rowid, 0, &blob)
     guard opened == SQLITE_OK, let blob else { throw error(opened) }
     defer { sqlite3_blob_close(blob) }
     let count = Int(sqlite3_blob_bytes(blob))
-    guard count > 0 else { return body(UnsafeMutableRawBufferPointer(start: nil, count: 0)) }
+    guard count > 0 else { return MappedBytes(UnsafeMutableRawBufferPointer(start: nil, count: 0)) }
     guard
       let mapped = mmap(nil, count, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
       mapped != MAP_FAILED
     else { throw SQLiteError(code: SQLITE_NOMEM, message: "cannot map \(count) bytes") }
-    defer { munmap(mapped, count) }
+    let bytes = MappedBytes(UnsafeMutableRawBufferPointer(start: mapped, count: count))
     let read = sqlite3_blob_read(blob, mapped, Int32(count), 0)
     guard read == SQLITE_OK else { throw error(read) }
-    return body(UnsafeMutableRawBufferPointer(start: mapped, count: count))
+    return bytes
   }
 
   /// Rows changed by the last statement (a batch of a cleanup knows when it is done).
@@ -193,5 +200,20 @@ enum SQLiteValue: Equatable {
   var integer: Int64? {
     if case .integer(let i) = self { return i }
     return nil
+  }
+}
+
+/// Bytes in an anonymous mapping of their own, unmapped when this goes.
+///
+/// Safety of `@unchecked Sendable`: the pointer never changes; the bytes are written only by
+/// whoever holds this first, before handing it on (a read from the database, a parse that
+/// gives pages back), and unmapped only in `deinit`, when nobody holds it.
+final class MappedBytes: @unchecked Sendable {
+  let bytes: UnsafeMutableRawBufferPointer
+
+  init(_ bytes: UnsafeMutableRawBufferPointer) { self.bytes = bytes }
+
+  deinit {
+    if let base = bytes.baseAddress { munmap(base, bytes.count) }
   }
 }

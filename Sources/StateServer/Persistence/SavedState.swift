@@ -21,6 +21,9 @@ struct SavedState {
   var journalBytes: Int
   /// The last journal `seq` applied.
   var lastSeq: Int64?
+  /// The snapshot's large arrays left as text, which `state` holds empty arrays in place of,
+  /// with the journal's changes to their elements (`DeferredArrays.apply(_:to:retiring:)`).
+  var text: DeferredArrays?
 
   /// Why saved rows cannot be used.
   struct Unusable: Error {
@@ -45,6 +48,10 @@ struct SavedState {
     switch rows.takeState() {
     case .parsed(let json, let bytes):
       state = json
+      self.snapshotBytes = bytes
+    case .leftAsText(let json, let text, let bytes):
+      state = json
+      self.text = text
       self.snapshotBytes = bytes
     case .invalid(let error):
       throw Unusable(reason: "state is not valid JSON: \(error)")
@@ -77,7 +84,12 @@ struct SavedState {
       }
       let retiredBefore = retired.count
       do {
-        try JSONPatch(json: try JSON(parsing: patch)).apply(to: &state, retiring: &retired)
+        let parsed = try JSONPatch(json: try JSON(parsing: patch))
+        if let text {
+          try text.apply(parsed, to: &state, retiring: &retired)
+        } else {
+          try parsed.apply(to: &state, retiring: &retired)
+        }
       } catch {
         throw Unusable(reason: "journal row \(seq) (version \(next)) does not apply: \(error)")
       }
@@ -154,9 +166,24 @@ struct SavedRows {
 enum SavedText {
   /// The state, and the length of its text in bytes.
   case parsed(JSON, bytes: Int)
+  /// The state with its large arrays left as `text` (empty arrays stand in their places).
+  case leftAsText(JSON, text: DeferredArrays, bytes: Int)
   case invalid(JSONParseError)
   /// The column held no text (a number, NULL).
   case notText(SQLiteValue)
+
+  /// `mapped` parsed with its arrays of a megabyte or more left as text, kept by the result:
+  /// nil for a snapshot below ``LineFramer/discardingLength`` or without such an array, and for
+  /// one that does not parse as it stands (the caller parses it as before, which says why).
+  init?(parsingLeavingText mapped: MappedBytes) {
+    let bytes = UnsafeRawBufferPointer(mapped.bytes)
+    guard bytes.count >= LineFramer.discardingLength,
+      let (value, arrays) = JSON.parsingDeferringArrays(bytes, under: []), !arrays.isEmpty
+    else { return nil }
+    self = .leftAsText(
+      value, text: DeferredArrays(bytes: bytes, arrays: arrays, keeper: mapped),
+      bytes: bytes.count)
+  }
 
   /// `bytes` parsed, each megabyte's pages given back behind the parse
   /// (`JSONParseOptions.discardsParsedBytes`): a large snapshot is never held whole beside its

@@ -7,7 +7,10 @@ extension SnapshotDatabase {
   /// state, parsed from pages of its own that the parse gives back as it goes
   /// (`SQLiteConnection.withBytes`); `nil` if none. A snapshot written in pieces comes back
   /// whole, with the journal rows it does not cover.
-  func load(store: String) throws(SQLiteError) -> SavedRows? {
+  ///
+  /// `leavingText`: a large snapshot written whole is parsed with its large arrays left as text
+  /// (`SavedText.leftAsText`), read by the store's decode.
+  func load(store: String, leavingText: Bool = false) throws(SQLiteError) -> SavedRows? {
     let connection = try open()
     var snapshot: [SQLiteValue]?
     var state = SavedText.notText(.null)
@@ -29,10 +32,11 @@ extension SnapshotDatabase {
           .first?.first ?? .null)
     }
     if let textRow {
-      state = try connection.withBytes(of: "snapshots", column: "state", rowid: textRow) {
-        text in
-        pieces = SnapshotPieces(marker: UnsafeRawBufferPointer(text))
-        return pieces == nil ? SavedText(parsingGivingBack: text) : .notText(.null)
+      let text = try connection.bytes(of: "snapshots", column: "state", rowid: textRow)
+      pieces = SnapshotPieces(marker: UnsafeRawBufferPointer(text.bytes))
+      if pieces == nil {
+        let left = leavingText ? SavedText(parsingLeavingText: text) : nil
+        state = left ?? SavedText(parsingGivingBack: text.bytes)
       }
       if case .invalid = state, pieces == nil {
         // Given back as it was parsed: read again, for the repair of text that is not UTF-8.
