@@ -35,6 +35,9 @@ extension ParallelDecoding {
       deferred.markMalformed()
       throw DeferredArrayError.malformed
     }
+    // The text is of no more use when this was the last array to read: it goes before the
+    // halves are joined, which needs room for the elements twice over for a moment.
+    deferred.letGoOfText()
     for run in runs { if let error = run.error { throw error } }
     let count = runs.reduce(0) { $0 + $1.count }
     if let last = changes.keys.max(), last >= count {
