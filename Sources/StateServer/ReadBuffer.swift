@@ -12,11 +12,11 @@ import CPosix
 /// a large state) was a visible part of the whole open. Only bytes that a read has written are
 /// ever looked at.
 ///
-/// A small buffer is an allocation. Past ``mappedBytes`` it is memory mapped for it alone,
-/// grown with `mremap` (the pages move, nothing is copied), and marked for transparent huge
-/// pages (`MADV_HUGEPAGE`, which is what the system's `madvise` mode waits for): the read of a
-/// long line then faults its buffer in 2 MB at a time rather than 4 KB, most of the kernel's
-/// time spent reading a very long line.
+/// A small buffer is an allocation. Past ``mappedBytes`` it is memory mapped for it alone and
+/// grown with `mremap` (the pages move, nothing is copied). It asks for no huge pages: where
+/// free memory goes back to the host (a virtual machine's free page reporting), each huge
+/// page's first touch cost more than its 512 small pages did (docs/architecture.md, "The open
+/// at scale", step 42).
 struct ReadBuffer: ~Copyable {
   private var base: UnsafeMutableRawPointer
   /// How many bytes it holds.
@@ -51,13 +51,11 @@ struct ReadBuffer: ~Copyable {
       base =
         cposix_grow_mapping(base, count, newCount)
         ?? Self.mapCopy(of: base, count, newCount, unmapping: true)
-      Self.adviseHugePages(base, newCount)
     } else {
       let mapped = Self.mapCopy(of: base, count, newCount, unmapping: false)
       free(base)
       base = mapped
       isMapped = true
-      Self.adviseHugePages(base, newCount)
     }
     count = newCount
   }
@@ -73,13 +71,6 @@ struct ReadBuffer: ~Copyable {
     mapped.copyMemory(from: old, byteCount: count)
     if unmapping { munmap(old, count) }
     return mapped
-  }
-
-  /// Asks for huge pages; a system without them (or with them off) ignores it.
-  private static func adviseHugePages(_ base: UnsafeMutableRawPointer, _ count: Int) {
-    #if canImport(Glibc)
-      _ = madvise(base, count, MADV_HUGEPAGE)
-    #endif
   }
 
   private static func outOfMemory(_ count: Int) -> Never {
