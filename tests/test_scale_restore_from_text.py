@@ -92,3 +92,27 @@ def test_a_broken_snapshot_is_read_again_whole_and_set_aside(spawn, tmp_path):
     database = sqlite3.connect(tmp_path / "stateserver.sqlite")
     assert database.execute("SELECT count(*) FROM set_aside").fetchone()[0] == 1
     database.close()
+
+
+def test_a_compacted_snapshot_in_pieces_is_restored_from_text(spawn, tmp_path):
+    """Edits long enough that the journal outweighs the snapshot: it is compacted, written in
+    pieces, and the restore assembles them into text of its own before reading it so."""
+    client = spawn("--state-dir", str(tmp_path), *ARGS, check_schema=False)
+    client.request("store/open", {"feature": "notes", "store": "big", "persist": True,
+                                  "state": {"notes": [note(i) for i in range(NOTES)]}},
+                   timeout=120)
+    filler = "x" * 3000
+    for n in range(2500):
+        client.send({"jsonrpc": "2.0", "method": "dispatch",
+                     "params": {"store": "big", "action": {
+                         "type": "edit", "id": f"n{(n * 7919) % NOTES}", "text": f"{n} {filler}"}}})
+    client.dispatch("big", {"type": "edit", "id": "n1", "text": "after the burst"})
+    current = client.request("state/get", {"store": "big"}, timeout=120)
+    assert client.close(timeout=120) == 0
+    database = sqlite3.connect(tmp_path / "stateserver.sqlite")
+    marker = database.execute("SELECT state FROM snapshots WHERE store = 'big'").fetchone()[0]
+    database.close()
+    assert marker.startswith("pieces "), marker[:40]
+    client, opened = reopen(spawn, tmp_path)
+    assert (opened["version"], opened["state"]) == (current["version"], current["state"])
+    assert TEXT_RESTORE in client.stderr_text()

@@ -139,12 +139,8 @@ final class SQLiteConnection {
     defer { sqlite3_blob_close(blob) }
     let count = Int(sqlite3_blob_bytes(blob))
     guard count > 0 else { return MappedBytes(UnsafeMutableRawBufferPointer(start: nil, count: 0)) }
-    guard
-      let mapped = mmap(nil, count, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
-      mapped != MAP_FAILED
-    else { throw SQLiteError(code: SQLITE_NOMEM, message: "cannot map \(count) bytes") }
-    let bytes = MappedBytes(UnsafeMutableRawBufferPointer(start: mapped, count: count))
-    let read = sqlite3_blob_read(blob, mapped, Int32(count), 0)
+    let bytes = try MappedBytes(count: count)
+    let read = sqlite3_blob_read(blob, bytes.bytes.baseAddress, Int32(count), 0)
     guard read == SQLITE_OK else { throw error(read) }
     return bytes
   }
@@ -212,6 +208,15 @@ final class MappedBytes: @unchecked Sendable {
   let bytes: UnsafeMutableRawBufferPointer
 
   init(_ bytes: UnsafeMutableRawBufferPointer) { self.bytes = bytes }
+
+  /// `count` new bytes, zero until written.
+  convenience init(count: Int) throws(SQLiteError) {
+    guard
+      let mapped = mmap(nil, count, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+      mapped != MAP_FAILED
+    else { throw SQLiteError(code: SQLITE_NOMEM, message: "cannot map \(count) bytes") }
+    self.init(UnsafeMutableRawBufferPointer(start: mapped, count: count))
+  }
 
   deinit {
     if let base = bytes.baseAddress { munmap(base, bytes.count) }

@@ -47,7 +47,13 @@ extension SnapshotDatabase {
     }
     var covered = Int64.min
     var problem: String?
-    if let pieces {
+    if let pieces, leavingText, pieces.bytes >= LineFramer.discardingLength,
+      case .success(let mapped) = try pieces.assembleMapped(store: store, on: connection),
+      let left = SavedText(parsingLeavingText: mapped)
+    {
+      covered = pieces.snapshot
+      state = left
+    } else if let pieces {
       covered = pieces.snapshot
       switch try pieces.assembleBytes(store: store, on: connection) {
       case .success(var bytes):

@@ -74,7 +74,39 @@ struct SnapshotPieces: Equatable {
   {
     var text: [UInt8] = []
     text.reserveCapacity(bytes)
+    return try assemble(store: store, on: connection) { text.append(contentsOf: $0) }
+      .map { text }
+  }
+
+  /// ``assembleBytes(store:on:)`` into a mapping of their own, which a restore that leaves the
+  /// snapshot's large arrays as text keeps.
+  func assembleMapped(store: String, on connection: SQLiteConnection) throws(SQLiteError)
+    -> Result<MappedBytes, Unreadable>
+  {
+    guard bytes > 0 else { return .failure(Unreadable(reason: "snapshot \(snapshot) is empty")) }
+    let mapped = try MappedBytes(count: bytes)
+    guard let base = mapped.bytes.baseAddress else {
+      return .failure(Unreadable(reason: "snapshot \(snapshot) could not be mapped"))
+    }
+    var filled = 0
+    return try assemble(store: store, on: connection) { piece in
+      // Past the length the marker names, the count check below refuses the pieces.
+      let room = max(0, min(piece.count, bytes - filled))
+      if room > 0, let from = piece.baseAddress {
+        (base + filled).copyMemory(from: from, byteCount: room)
+      }
+      filled += piece.count
+    }.map { mapped }
+  }
+
+  /// Hands each piece's bytes to `append` in order, or says why they cannot be read: a piece
+  /// missing, out of order, stored as text, or a count or length that is not the marker's.
+  private func assemble(
+    store: String, on connection: SQLiteConnection,
+    _ append: (UnsafeRawBufferPointer) -> Void
+  ) throws(SQLiteError) -> Result<Void, Unreadable> {
     var pieces = 0
+    var length = 0
     var missing: Int?
     try connection.forEachRow(
       "SELECT piece, bytes FROM snapshot_pieces WHERE store = ? AND snapshot = ? ORDER BY piece",
@@ -88,18 +120,19 @@ struct SnapshotPieces: Equatable {
         missing = pieces
         return
       }
-      text.append(contentsOf: piece)
+      append(piece)
+      length += piece.count
     }
     if let missing {
       return .failure(Unreadable(reason: "piece \(missing) of snapshot \(snapshot) is missing"))
     }
-    guard pieces == count, text.count == bytes else {
+    guard pieces == count, length == bytes else {
       return .failure(
         Unreadable(
-          reason: "snapshot \(snapshot) has \(pieces) pieces of \(text.count) bytes, "
+          reason: "snapshot \(snapshot) has \(pieces) pieces of \(length) bytes, "
             + "expected \(count) of \(bytes)"))
     }
-    return .success(text)
+    return .success(())
   }
 
   // MARK: Writing (on the background writer's connection)
