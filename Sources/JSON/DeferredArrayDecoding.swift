@@ -4,6 +4,9 @@ extension ParallelDecoding {
   /// thread, the second on a thread of its own, split where the scan found an element starting
   /// near the middle. The elements and the error are those of the decode of the parsed array;
   /// text that is not JSON is noted on `deferred` and thrown.
+  ///
+  /// The scan counted the elements and the split's index, so each half decodes straight into
+  /// its place in the one array, made up front at its final size: nothing is joined or moved.
   static func decode<Element: Decodable & Sendable>(
     _ type: Element.Type, deferred index: Int, of deferred: DeferredArrays,
     by decoder: ValueDecoder
@@ -13,38 +16,84 @@ extension ParallelDecoding {
     let text = ElementText(
       bytes: deferred.bytes, levelsAbove: array.levelsAbove, changes: changes)
     let path = decoder.codingPath.map(Self.sendableKey)
-    let runs: [DecodedRun<Element>]
-    if let split = array.split, split.index * 2 >= threshold {
-      let first = DecodedRun<Element>()
-      let second = DecodedRun<Element>()
-      let worker = ElementThread {
-        text.decode(
-          Element.self, split.offset..<array.close, from: split.index, at: path, into: second)
+    let whole = (array.open + 1)..<array.close
+    var outcomes: [HalfOutcome] = []
+    let elements = [Element](unsafeUninitializedCapacity: array.count) { buffer, initialized in
+      let slots = ElementSlots(base: buffer.baseAddress)
+      if let split = array.split, split.index * 2 >= threshold, split.index < array.count {
+        let second = HalfOutcomeBox()
+        let worker = ElementThread {
+          second.outcome = text.decode(
+            Element.self, split.offset..<array.close, into: slots,
+            split.index..<array.count, at: path)
+        }
+        outcomes.append(
+          text.decode(
+            Element.self, whole.lowerBound..<split.offset, into: slots, 0..<split.index,
+            at: path, endsWithComma: true))
+        worker.join()
+        outcomes.append(second.outcome)
+      } else {
+        outcomes.append(
+          text.decode(Element.self, whole, into: slots, 0..<array.count, at: path))
       }
-      text.decode(
-        Element.self, (array.open + 1)..<split.offset, from: 0, at: path, into: first,
-        endsWithComma: true)
-      worker.join()
-      runs = [first, second]
-    } else {
-      let run = DecodedRun<Element>()
-      text.decode(Element.self, (array.open + 1)..<array.close, from: 0, at: path, into: run)
-      runs = [run]
+      if outcomes.allSatisfy({ $0.isComplete }) {
+        initialized = array.count
+      } else {
+        // Each half decoded a prefix of its places; those go, and the array stays empty.
+        for outcome in outcomes { slots.deinitialize(outcome.decoded) }
+        initialized = 0
+      }
     }
-    if runs.contains(where: \.malformed) {
+    if outcomes.contains(where: \.malformed) {
       deferred.markMalformed()
       throw DeferredArrayError.malformed
     }
-    // The text is of no more use when this was the last array to read: it goes before the
-    // halves are joined, which needs room for the elements twice over for a moment.
+    // The text is of no more use when this was the last array to read.
     deferred.letGoOfText()
-    for run in runs { if let error = run.error { throw error } }
-    let count = runs.reduce(0) { $0 + $1.count }
-    if let last = changes.keys.max(), last >= count {
+    for outcome in outcomes { if let error = outcome.error { throw error } }
+    if let last = changes.keys.max(), last >= array.count {
       throw decoder.failure(
-        at: nil, "a saved change names element \(last) of an array of \(count) elements")
+        at: nil, "a saved change names element \(last) of an array of \(array.count) elements")
     }
-    return DecodedRun.joined(runs[0], runs.count == 2 ? runs[1] : DecodedRun())
+    return elements
+  }
+}
+
+/// What one half's decode did: the places it initialized (a prefix of its range), and the error
+/// that stopped its decoding or the text that was not JSON.
+private struct HalfOutcome: @unchecked Sendable {
+  var decoded: Range<Int>
+  var expected: Range<Int>
+  var error: (any Error)?
+  var malformed = false
+
+  var isComplete: Bool { !malformed && error == nil && decoded == expected }
+}
+
+/// The second half's outcome, written by its thread and read after the join.
+///
+/// Safety of `@unchecked Sendable`: written once by the second thread before it ends, read
+/// only by the thread that joined it (`pthread_join` orders the write before the read).
+private final class HalfOutcomeBox: @unchecked Sendable {
+  var outcome = HalfOutcome(decoded: 0..<0, expected: 0..<0)
+}
+
+/// The places of the array being made, which each half initializes in its own range only.
+///
+/// Safety of `@unchecked Sendable` (it holds an unsafe pointer): the array's buffer lives
+/// through the whole decode (the closure of `init(unsafeUninitializedCapacity:)` joins the
+/// second thread before it returns), and the two halves' ranges do not overlap, so no place is
+/// ever touched by both threads.
+private struct ElementSlots<Element>: @unchecked Sendable {
+  let base: UnsafeMutablePointer<Element>?
+
+  func initialize(_ position: Int, to element: consuming Element) {
+    if let base { (base + position).initialize(to: element) }
+  }
+
+  func deinitialize(_ range: Range<Int>) {
+    if let base { (base + range.lowerBound).deinitialize(count: range.count) }
   }
 }
 
@@ -61,69 +110,73 @@ private struct ElementText: @unchecked Sendable {
 
   /// The elements in `range` (which starts at an element or at white space before one, and
   /// ends at the array's `]`, or after a comma when `endsWithComma`), parsed, changed (when
-  /// `changes` has changes for them) and decoded in order into `run`, the first at `index`. A failing decode is the run's error and the rest
-  /// is still parsed (text that is not JSON wins over any decoding error); text that is not
-  /// JSON stops it.
+  /// `changes` has changes for them) and decoded in order into `slots` at `places`. A failing
+  /// decode is the outcome's error and the rest is still parsed (text that is not JSON wins
+  /// over any decoding error); text that is not JSON, or more or fewer elements than `places`,
+  /// stops it.
   func decode<Element: Decodable>(
-    _ type: Element.Type, _ range: Range<Int>, from index: Int, at path: [CodingPathKey],
-    into run: DecodedRun<Element>, endsWithComma: Bool = false
-  ) {
+    _ type: Element.Type, _ range: Range<Int>, into slots: ElementSlots<Element>,
+    _ places: Range<Int>, at path: [CodingPathKey], endsWithComma: Bool = false
+  ) -> HalfOutcome {
+    var outcome = HalfOutcome(decoded: places.lowerBound..<places.lowerBound, expected: places)
     let decoder = ValueDecoder.standIn(at: path, consumes: true)
     guard
       var parser = JSONParser(
         UnsafeRawBufferPointer(rebasing: bytes[range]), allowDuplicateKeys: false,
         depthLimit: JSON.maximumDepth - levelsAbove)
-    else { return }
+    else { return outcome }
     let end = range.count
-    var index = index
+    var index = places.lowerBound
     parser.skipWhitespace()
     if parser.offset == end {
-      run.malformed = endsWithComma
-      return
+      outcome.malformed = endsWithComma || !places.isEmpty
+      return outcome
     }
     while true {
       var value: JSON
       do {
         value = try parser.parseValue()
       } catch {
-        run.malformed = true
-        return
+        outcome.malformed = true
+        return outcome
       }
-      guard parser.refusals.isEmpty else {
-        run.malformed = true
-        return
+      guard parser.refusals.isEmpty, index < places.upperBound else {
+        outcome.malformed = true
+        return outcome
       }
-      if run.error == nil, let operations = changes[index] {
+      if outcome.error == nil, let operations = changes[index] {
         do {
           try JSONPatch(operations).apply(to: &value)
         } catch {
-          run.error = decoder.failure(
+          outcome.error = decoder.failure(
             at: CodingPathKey(intValue: index), "a saved change does not apply: \(error)")
         }
       }
-      if run.error == nil {
+      if outcome.error == nil {
         do {
-          run.append(
-            try decoder.decodeChild(
+          slots.initialize(
+            index,
+            to: try decoder.decodeChild(
               Element.self, from: consume value, key: CodingPathKey(intValue: index)))
+          outcome.decoded = places.lowerBound..<(index + 1)
         } catch {
-          run.error = error
+          outcome.error = error
         }
       }
       index += 1
       parser.skipWhitespace()
       if parser.offset == end {
-        run.malformed = endsWithComma
-        return
+        outcome.malformed = endsWithComma || index != places.upperBound
+        return outcome
       }
       guard parser.next() == UInt8(ascii: ",") else {
-        run.malformed = true
-        return
+        outcome.malformed = true
+        return outcome
       }
       parser.skipWhitespace()
       if parser.offset == end {
-        run.malformed = !endsWithComma
-        return
+        outcome.malformed = !endsWithComma || index != places.upperBound
+        return outcome
       }
     }
   }

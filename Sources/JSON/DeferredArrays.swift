@@ -24,6 +24,8 @@ package final class DeferredArrays: @unchecked Sendable {
     /// The offsets of its `[` and its `]` in the message.
     var open: Int
     var close: Int
+    /// Its elements, as the scan counted them (the parse checks the count).
+    var count: Int
     /// Where the element nearest the middle starts, and its index.
     var split: (offset: Int, index: Int)?
     /// The containers open around its elements (the array's own included), which their

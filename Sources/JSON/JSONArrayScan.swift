@@ -4,6 +4,8 @@
 struct JSONArrayScan {
   /// The offset of the array's closing `]`.
   var close: Int
+  /// How many elements it holds, when it is JSON: one more than its commas, or none.
+  var count: Int
   /// Where the element nearest the middle of the array's text starts (after its comma and the
   /// white space before it), and its index; nil for an array of fewer than two elements.
   var split: (offset: Int, index: Int)?
@@ -41,7 +43,11 @@ struct JSONArrayScan {
         if depth == 0 {
           // The elements' parse checks every bracket inside them, not this one.
           guard byte == UInt8(ascii: "]") else { return nil }
-          return JSONArrayScan(close: at, split: middle(of: marks, open: open, close: at))
+          var first = open + 1
+          while first < at, isWhitespace(base[first]) { first += 1 }
+          return JSONArrayScan(
+            close: at, count: first == at ? 0 : commas + 1,
+            split: middle(of: marks, open: open, close: at))
         }
       case UInt8(ascii: ","):
         guard depth == 1 else { break }

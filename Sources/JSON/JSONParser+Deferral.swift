@@ -20,7 +20,7 @@ extension JSONParser {
     deferred.append(
       DeferredArrays.Array(
         tokens: Array(tokens.dropFirst(deferral.prefix.count)), open: offset, close: scan.close,
-        split: scan.split, levelsAbove: frames.count + 1))
+        count: scan.count, split: scan.split, levelsAbove: frames.count + 1))
     offset = scan.close + 1
     return true
   }

@@ -155,15 +155,13 @@ package enum ParallelDecoding {
 /// only by the thread decoding its half; the thread that made it reads it only after joining
 /// that thread (`pthread_join` orders the writes before the reads), or when that thread is
 /// itself; the two never touch one run at the same time.
-final class DecodedRun<Element>: @unchecked Sendable {
+private final class DecodedRun<Element>: @unchecked Sendable {
   private var blocks: [UnsafeMutablePointer<Element>] = []
   /// Elements in the last block; every block before it is full.
   private var inLast = 0
   private let length = ParallelDecoding.blockLength(of: Element.self)
   private(set) var count = 0
   var error: (any Error)?
-  /// Whether the text of its half was not JSON (a deferred array's decode: DeferredArrays).
-  var malformed = false
 
   func append(_ element: consuming Element) {
     if blocks.isEmpty || inLast == length {
