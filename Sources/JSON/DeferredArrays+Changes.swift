@@ -113,33 +113,19 @@ extension DeferredArrays {
   private func parse(
     _ index: Int, into state: inout JSON, retiring retired: inout [JSON], at position: Int
   ) throws(JSONPatchError) {
-    let changes = progress.withLock { progress in
-      progress.read[index] = true
-      return progress.changes[index]
-    }
-    guard var tree = try? tree(of: index), case .array(var elements) = tree else {
+    progress.withLock { $0.read[index] = true }
+    let tree: JSON
+    do {
+      tree = try self.tree(of: index)
+    } catch var error as JSONPatchError {
+      error.operationIndex = position
+      throw error
+    } catch {
       throw JSONPatchError(
         kind: .pathNotFound, operationIndex: position, field: nil,
         reason: "the saved array at \(JSONPointer(tokens: arrays[index].tokens)) is not JSON")
     }
-    tree = .null
-    for (element, operations) in changes.sorted(by: { $0.key < $1.key }) {
-      guard elements.indices.contains(element) else {
-        throw JSONPatchError(
-          kind: .invalidIndex, operationIndex: position, field: "path",
-          reason: "an earlier change names element \(element) of an array of \(elements.count)")
-      }
-      do {
-        try JSONPatch(operations).apply(to: &elements[element])
-      } catch {
-        var error = error
-        error.operationIndex = position
-        throw error
-      }
-    }
-    try JSONPatch([
-      .replace(path: JSONPointer(tokens: arrays[index].tokens), value: .array(elements))
-    ])
-    .apply(to: &state, retiring: &retired)
+    try JSONPatch([.replace(path: JSONPointer(tokens: arrays[index].tokens), value: tree)])
+      .apply(to: &state, retiring: &retired)
   }
 }

@@ -116,7 +116,10 @@ package final class DeferredArrays: @unchecked Sendable {
   }
 
   /// The array at `index` parsed into a tree (for a type that reads it other than as a
-  /// ``ParallelDecodedArray``); a text that is not JSON is noted and thrown.
+  /// ``ParallelDecodedArray``, or a change that reaches the whole array), with the changes
+  /// waiting for its elements applied (DeferredArrays+Changes.swift); text that is not JSON
+  /// is noted and thrown (``DeferredArrayError``), a change that does not apply is thrown
+  /// (`JSONPatchError`).
   func tree(of index: Int) throws -> JSON {
     let array = arrays[index]
     let text = UnsafeRawBufferPointer(rebasing: bytes[array.open...array.close])
@@ -124,16 +127,28 @@ package final class DeferredArrays: @unchecked Sendable {
       var parser = JSONParser(
         text, allowDuplicateKeys: false, depthLimit: JSON.maximumDepth - array.levelsAbove + 1)
     else { throw DeferredArrayError.malformed }
+    var value: JSON
     do {
-      let value = try parser.parseValue()
+      value = try parser.parseValue()
       guard parser.refusals.isEmpty, parser.offset == text.count else {
         throw DeferredArrayError.malformed
       }
-      return value
     } catch {
       markMalformed()
       throw DeferredArrayError.malformed
     }
+    let changes = progress.withLock { $0.changes[index] }
+    guard !changes.isEmpty, case .array(var elements) = value else { return value }
+    value = .null
+    for (element, operations) in changes.sorted(by: { $0.key < $1.key }) {
+      guard elements.indices.contains(element) else {
+        throw JSONPatchError(
+          kind: .invalidIndex, operationIndex: nil, field: "path",
+          reason: "a change names element \(element) of an array of \(elements.count)")
+      }
+      try JSONPatch(operations).apply(to: &elements[element])
+    }
+    return .array(elements)
   }
 }
 

@@ -16,6 +16,8 @@ import Testing
     var note: String?
   }
 
+  /// `items` read from the text element by element, or, when `ParallelDecodedArray.self` is
+  /// off (`PlainState`), as a plain array, which parses the text into a tree first.
   struct State: Decodable, Equatable {
     var title: String
     var items: [Item]
@@ -25,8 +27,13 @@ import Testing
     init(from decoder: any Decoder) throws {
       let container = try decoder.container(keyedBy: CodingKeys.self)
       title = try container.decode(String.self, forKey: .title)
-      items = try container.decode(ParallelDecodedArray<Item>.self, forKey: .items).elements
+      items =
+        Self.readsPlainArrays
+        ? try container.decode([Item].self, forKey: .items)
+        : try container.decode(ParallelDecodedArray<Item>.self, forKey: .items).elements
     }
+
+    @TaskLocal static var readsPlainArrays = false
   }
 
   enum Outcome: Equatable {
@@ -135,7 +142,12 @@ import Testing
     #expect(state.items.map(\.id) == ["a", "b", "c", "d", "e", "f"])
   }
 
-  @Test func randomJournalsAgreeWithTheWholeTree() {
+  @Test(arguments: [false, true])
+  func randomJournalsAgreeWithTheWholeTree(readingAPlainArray: Bool) {
+    State.$readsPlainArrays.withValue(readingAPlainArray) { randomJournalsAgree() }
+  }
+
+  func randomJournalsAgree() {
     var decoded = 0
     for seed in 0..<3_000 as Range<UInt64> {
       let journal = Self.journal(seed: seed)
