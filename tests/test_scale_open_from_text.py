@@ -9,6 +9,7 @@ both lines, and the two answers must be equal, whatever the defect: a bad token,
 string, a repeated key, a number out of range, nesting too deep, at the array's first or last
 element or at the split between the two threads, or a note that does not decode."""
 import json
+import subprocess
 
 import pytest
 
@@ -110,3 +111,22 @@ def test_an_open_of_a_store_in_use_with_broken_notes_is_a_parse_error(server):
     notes_text = with_defect(NOTES - 1, lambda t: t[:-1])
     got, _ = answers(server, open_line("in-use", notes_text, "store/open"), "in-use-broken")
     assert got[0]["error"]["code"] == -32700
+
+
+def test_large_opens_sent_back_to_back_each_open_whole(stateserver_bin):
+    """Three large opens and a small request in one write: each long line's read buffer goes
+    with its request, and the bytes already read after it move to the next buffer intact."""
+    notes = [note(i) for i in range(NOTES)]
+    lines = [json.dumps({"jsonrpc": "2.0", "id": k, "method": "store/open",
+                         "params": {"feature": "notes", "store": f"s{k}",
+                                    "state": {"notes": notes}}}, separators=(",", ":"),
+                        ensure_ascii=False)
+             for k in range(3)]
+    lines.append('{"jsonrpc":"2.0","id":9,"method":"store/list"}')
+    done = subprocess.run([stateserver_bin, "--ephemeral", *ARGS],
+                          input=("\n".join(lines) + "\n").encode(), capture_output=True,
+                          timeout=120)
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [a["id"] for a in answers] == [0, 1, 2, 9]
+    assert all(a["result"]["state"]["notes"] == notes for a in answers[:3])
+    assert {"s0", "s1", "s2"} <= {s["store"] for s in answers[3]["result"]["stores"]}
