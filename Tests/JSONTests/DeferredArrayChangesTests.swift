@@ -9,15 +9,10 @@ import Testing
 /// changes of every kind: inside elements, adding and removing elements, elsewhere in the
 /// state, to the array or around it, at elements that do not exist.
 @Suite struct DeferredArrayChangesTests {
-  struct Item: Decodable, Equatable, Sendable {
-    var id: String
-    var n: Int
-    var tags: [String]
-    var note: String?
-  }
+  typealias Item = DeferredArrayItem
 
-  /// `items` read from the text element by element, or, when `ParallelDecodedArray.self` is
-  /// off (`PlainState`), as a plain array, which parses the text into a tree first.
+  /// `items` read from the text element by element, or, while `readsPlainArrays`, as a plain
+  /// array, which parses the text into a tree first.
   struct State: Decodable, Equatable {
     var title: String
     var items: [Item]

@@ -8,12 +8,7 @@ import Testing
 /// message, with the thresholds lowered so that its arrays are left as text and split between
 /// two threads at every element.
 @Suite struct DeferredArrayDecodingTests {
-  struct Item: Decodable, Equatable, Sendable {
-    var id: String
-    var n: Int
-    var tags: [String]
-    var note: String?
-  }
+  typealias Item = DeferredArrayItem
 
   /// `items` read as a `ParallelDecodedArray` (from the text), `others` as a plain array (from
   /// the text parsed into a tree).
