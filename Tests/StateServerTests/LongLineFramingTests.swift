@@ -107,13 +107,7 @@ import Testing
       Issue.record("framed as \(String(describing: lines.first).prefix(200))")
       return
     }
-    do {
-      _ = try JSON(parsing: line)
-      Issue.record("the whole parse accepted \(inside)")
-    } catch {
-      #expect(found == error)
-      #expect(error.position > LineFramer.discardingLength)
-    }
+    expectTheWholeParse(of: line, failsWith: found)
   }
 
   @Test func anErrorAfterTheNotesReportsTheWholeParsesPlace() {
@@ -123,12 +117,17 @@ import Testing
       Issue.record("not refused: \(String(describing: lines.first).prefix(200))")
       return
     }
+    expectTheWholeParse(of: line, failsWith: framed)
+  }
+
+  /// Expects the whole parse of `line` to fail with `found`, past the bytes read in place.
+  func expectTheWholeParse(of line: String, failsWith found: JSONParseError?) {
     do {
       _ = try JSON(parsing: line)
-      Issue.record("the whole parse accepted it")
+      Issue.record("the whole parse accepted \(line.suffix(40))")
     } catch {
-      #expect(framed == error)
-      #expect(framed.position > LineFramer.discardingLength)
+      #expect(found == error)
+      #expect(error.position > LineFramer.discardingLength)
     }
   }
 }
