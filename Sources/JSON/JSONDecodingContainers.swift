@@ -223,23 +223,19 @@ struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
   func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key)
     throws -> KeyedDecodingContainer<NestedKey>
   {
-    var value =
+    let value =
       try decoder.consumes
       ? taking(key, expecting: "an object") : member(key, expecting: "an object")
-    if let deferred = decoder.deferredArray(standingFor: value, at: key) {
-      value = try decoder.tree(ofDeferred: deferred, at: key)
-    }
-    return try ValueDecoder(value: value, parent: decoder, key: key).container(keyedBy: type)
+    return try ValueDecoder(value: parsed(value, at: key), parent: decoder, key: key)
+      .container(keyedBy: type)
   }
 
   func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-    var value =
+    let value =
       try decoder.consumes
       ? taking(key, expecting: "an array") : member(key, expecting: "an array")
-    if let deferred = decoder.deferredArray(standingFor: value, at: key) {
-      value = try decoder.tree(ofDeferred: deferred, at: key)
-    }
-    return try ValueDecoder(value: value, parent: decoder, key: key).unkeyedContainer()
+    return try ValueDecoder(value: parsed(value, at: key), parent: decoder, key: key)
+      .unkeyedContainer()
   }
 
   func superDecoder() throws -> any Decoder {
@@ -250,11 +246,15 @@ struct ObjectDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
   func superDecoder(forKey key: Key) throws -> any Decoder {
     asked?.ask(key.stringValue)
-    var value = object[key.stringValue] ?? .null
-    if let deferred = decoder.deferredArray(standingFor: value, at: key) {
-      value = try decoder.tree(ofDeferred: deferred, at: key)
-    }
-    return ValueDecoder(value: value, parent: decoder, key: key)
+    return ValueDecoder(
+      value: try parsed(object[key.stringValue] ?? .null, at: key), parent: decoder, key: key)
+  }
+
+  /// `value`, the member `key`, or the array left as text it stands for, parsed into a tree
+  /// (``DeferredArrays``): what a container or a decoder of its own reads.
+  private func parsed(_ value: JSON, at key: Key) throws -> JSON {
+    guard let deferred = decoder.deferredArray(standingFor: value, at: key) else { return value }
+    return try decoder.tree(ofDeferred: deferred, at: key)
   }
 }
 

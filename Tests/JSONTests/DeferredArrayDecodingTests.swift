@@ -125,6 +125,42 @@ import Testing
     }
   }
 
+  /// Reads `others` through a nested unkeyed container and `items` through `superDecoder`:
+  /// each gets its array left as text parsed into a tree.
+  struct ReadByHand: Decodable, Equatable {
+    var others: [Int] = []
+    var items: [Item]
+
+    enum CodingKeys: String, CodingKey { case others, items }
+
+    init(from decoder: any Decoder) throws {
+      let container = try decoder.container(keyedBy: CodingKeys.self)
+      var others = try container.nestedUnkeyedContainer(forKey: .others)
+      while !others.isAtEnd { self.others.append(try others.decode(Int.self)) }
+      items = try [Item](from: container.superDecoder(forKey: .items))
+    }
+  }
+
+  @Test func arraysReadThroughNestedContainersAreParsedIntoTrees() throws {
+    let bytes = Array(Self.message.utf8)
+    let whole = try JSONValueDecoder().decode(
+      ReadByHand.self, from: try JSON(parsing: bytes)["params"]?["state"] ?? .null)
+    #expect(whole.others == [1, 2, 3] && whole.items.count == 5)
+    let fromText = try bytes.withUnsafeBytes { raw in
+      try JSON.$deferredArrayBytes.withValue(8) { () throws -> ReadByHand in
+        let (value, arrays) = try #require(
+          JSON.parsingDeferringArrays(raw, under: ["params", "state"]))
+        #expect(arrays.count == 2)
+        let text = DeferredArrays(bytes: raw, arrays: arrays, keeper: nil)
+        return try DeferredArrays.$current.withValue(text) {
+          try JSONValueDecoder().decode(
+            ReadByHand.self, consuming: value["params"]?["state"] ?? .null)
+        }
+      }
+    }
+    #expect(fromText == whole)
+  }
+
   @Test func everyChangeOfTheMessageAgreesWithTheWholeParse() {
     let original = Array(Self.message.utf8)
     var variants: [[UInt8]] = []

@@ -23,12 +23,9 @@ extension Persistence {
     restored[storeID] = nil
     restoredText[storeID] = nil
     restoredSchemaVersions[storeID] = schemaVersion
-    if leavingText, let (state, version) = restoreLeavingText(storeID, feature, schemaVersion) {
-      return (state, version)
-    }
     let loaded: SavedRows?
     do {
-      loaded = try database.load(store: storeID)
+      loaded = try database.load(store: storeID, leavingText: leavingText)
     } catch {
       warn("cannot read the saved state of store \(storeID) (\(error)); starting fresh")
       return nil
@@ -37,6 +34,12 @@ extension Persistence {
     // snapshot's tree a second time, so the journal's first edit copied the tree's path to it,
     // its large array included, before editing the copy.
     guard let rows = consume loaded else { return nil }
+    if case .leftAsText = rows.state {
+      // Saved data with anything wrong is read again whole, which says what.
+      return restoreLeavingText(consume rows, storeID, feature, schemaVersion)
+        ?? restore(
+          storeID: storeID, feature: feature, schemaVersion: schemaVersion, leavingText: false)
+    }
     let saved: SavedState
     do {
       saved = try SavedState(consume rows)
@@ -64,15 +67,13 @@ extension Persistence {
     return (saved.state, saved.version)
   }
 
-  /// ``restore(storeID:feature:schemaVersion:)`` of a large snapshot with its large arrays
-  /// left as text; nil for any other, and for saved data with anything wrong (the caller reads
-  /// it again whole, and sets it aside if it must).
-  private func restoreLeavingText(_ storeID: String, _ feature: String, _ schemaVersion: Int)
-    -> (state: JSON, version: UInt64)?
-  {
-    guard let loaded = try? database.load(store: storeID, leavingText: true),
-      case .leftAsText = loaded.state,
-      let saved = try? SavedState(consume loaded), let text = saved.text,
+  /// ``restore(storeID:feature:schemaVersion:)`` of `rows`, a large snapshot with its large
+  /// arrays left as text; nil for saved data with anything wrong (the caller reads it again
+  /// whole, and sets it aside if it must).
+  private func restoreLeavingText(
+    _ rows: consuming SavedRows, _ storeID: String, _ feature: String, _ schemaVersion: Int
+  ) -> (state: JSON, version: UInt64)? {
+    guard let saved = try? SavedState(consume rows), let text = saved.text,
       saved.feature == feature, saved.schemaVersion == schemaVersion
     else { return nil }
     // As for a state holding a large array: the journal starts from the typed state.

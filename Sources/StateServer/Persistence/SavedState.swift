@@ -172,14 +172,19 @@ enum SavedText {
   /// The column held no text (a number, NULL).
   case notText(SQLiteValue)
 
-  /// `mapped` parsed with its arrays of a megabyte or more left as text, kept by the result:
-  /// nil for a snapshot below ``LineFramer/discardingLength`` or without such an array, and for
-  /// one that does not parse as it stands (the caller parses it as before, which says why).
+  /// `mapped` parsed with its arrays of a megabyte or more left as text, kept by the result
+  /// (`parsed` when it has none): nil for a snapshot below ``LineFramer/discardingLength``,
+  /// and for one that does not parse as it stands (the caller parses it as before, which says
+  /// why).
   init?(parsingLeavingText mapped: MappedBytes) {
     let bytes = UnsafeRawBufferPointer(mapped.bytes)
     guard bytes.count >= LineFramer.discardingLength,
-      let (value, arrays) = JSON.parsingDeferringArrays(bytes, under: []), !arrays.isEmpty
+      let (value, arrays) = JSON.parsingDeferringArrays(bytes, under: [])
     else { return nil }
+    guard !arrays.isEmpty else {
+      self = .parsed(value, bytes: bytes.count)
+      return
+    }
     self = .leftAsText(
       value, text: DeferredArrays(bytes: bytes, arrays: arrays, keeper: mapped),
       bytes: bytes.count)

@@ -8,8 +8,8 @@ extension SnapshotDatabase {
   /// (`SQLiteConnection.withBytes`); `nil` if none. A snapshot written in pieces comes back
   /// whole, with the journal rows it does not cover.
   ///
-  /// `leavingText`: a large snapshot written whole is parsed with its large arrays left as text
-  /// (`SavedText.leftAsText`), read by the store's decode.
+  /// `leavingText`: a large snapshot (written whole or in pieces) is parsed with its large
+  /// arrays left as text (`SavedText.leftAsText`), read by the store's decode.
   func load(store: String, leavingText: Bool = false) throws(SQLiteError) -> SavedRows? {
     let connection = try open()
     var snapshot: [SQLiteValue]?
