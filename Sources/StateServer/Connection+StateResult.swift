@@ -1,12 +1,61 @@
 import JSON
 import StateKit
 
+/// A result made of `head`'s members and `"state"`, which `write` writes as text: a store's whole
+/// view with a large array's elements encoded on demand, never a JSON tree of them next to the
+/// state (docs/architecture.md, "The open at scale"). Written while it is sent when answered on
+/// its own line (``Connection/stream(_:id:)``); inside a batch, whose responses are one array,
+/// it is the JSON value of `fallback`.
+@StateActor
+struct WrittenResult {
+  var head: JSONObject
+  /// Stores whose queued patches must not be merged across the response (it carries their
+  /// state).
+  var barriers: [String]
+  var write: (inout JSONWriter) throws -> Void
+  /// The state as a JSON value: for a batch, and for a state that cannot be written as text.
+  var fallback: () -> JSON
+
+  /// The result as a JSON value.
+  var json: JSON {
+    var result = head
+    result["state"] = fallback()
+    return .object(result)
+  }
+
+  /// Writes the result's text into `text` a megabyte at a time, and its end.
+  func write(into text: StreamedText, id: JSON) {
+    let piece = 1 << 20
+    var writer = JSONWriter(capacity: piece)
+    do {
+      try writer.write(handingOnAt: piece, to: text.append) { writer in
+        writer.append(UInt8(ascii: "{"))
+        for position in 0..<head.count {
+          writer.write(string: head.key(at: position))
+          writer.append(UInt8(ascii: ":"))
+          try writer.write(head.value(at: position))
+          writer.append(UInt8(ascii: ","))
+        }
+        writer.append(#""state":"#)
+        try write(&writer)
+        writer.append(UInt8(ascii: "}"))
+      }
+    } catch {
+      // What JSON cannot hold (a NaN in the state) is reported as the JSON path reports it:
+      // the writer finds the value unwritable and answers with the reason.
+      text.end(.failed(replacement: .response(id: id, result: json, barriers: barriers)))
+      return
+    }
+    writer.withUnsafeBytes(text.append)
+    text.end(.finished)
+  }
+}
+
 extension Connection {
   /// A result made of `head`'s members and `"state"`, the store's whole published view. A
   /// store that encodes a large array's elements on demand (`AnyStore.publishedElementsLeftOut`)
-  /// has it written as text here, a batch of elements at a time: the answer then costs the
-  /// text, never a JSON tree of the whole view next to the state (docs/architecture.md, "The
-  /// open at scale"). Any other store's view is the JSON it keeps, answered as before.
+  /// has it written as text while it is sent. Any other store's view is the JSON it keeps,
+  /// answered as before.
   func stateResult(_ head: JSONObject, of store: any AnyStore) -> Outcome {
     guard store.publishedElementsLeftOut > 0 else {
       var result = head
@@ -17,38 +66,27 @@ extension Connection {
       head, barriers: [store.id], writingState: store.writePublished, else: store.published)
   }
 
-  /// A result made of `head`'s members and `"state"`, which `writeState` writes as text.
-  /// Handed on in pieces as the buffer fills: neither a buffer grown to the whole text (and
-  /// the copies its doublings make) nor a copy of it at the end. When the state is not writable
-  /// (a value JSON cannot hold), the result carries `fallback()`, whose JSON path reports it as
-  /// it always did.
+  /// A result made of `head`'s members and `"state"`, which `writeState` writes as text, or, when
+  /// it cannot (a value JSON cannot hold), whose state is `fallback()`.
   func writtenResult(
     _ head: JSONObject, barriers: [String],
-    writingState writeState: (inout JSONWriter) throws -> Void,
-    else fallback: @autoclosure () -> JSON
+    writingState writeState: @escaping (inout JSONWriter) throws -> Void,
+    else fallback: @escaping @autoclosure () -> JSON
   ) -> Outcome {
-    let piece = 1 << 20
-    var pieces: [[UInt8]] = []
-    var writer = JSONWriter(capacity: piece)
-    do {
-      try writer.write(handingOnAt: piece, to: { pieces.append([UInt8]($0)) }) { writer in
-        writer.append(UInt8(ascii: "{"))
-        for position in 0..<head.count {
-          writer.write(string: head.key(at: position))
-          writer.append(UInt8(ascii: ":"))
-          try writer.write(head.value(at: position))
-          writer.append(UInt8(ascii: ","))
-        }
-        writer.append(#""state":"#)
-        try writeState(&writer)
-        writer.append(UInt8(ascii: "}"))
-      }
-    } catch {
-      var result = head
-      result["state"] = fallback()
-      return .result(.object(result), barriers: barriers)
+    .written(WrittenResult(head: head, barriers: barriers, write: writeState, fallback: fallback))
+  }
+
+  /// Answers a request with `result` written while it is sent: whatever this turn queued before
+  /// it is committed first (so the stores it carries are on disk before any of it leaves), then
+  /// its line is queued, and only then is its text written, a piece at a time, each handed to the
+  /// writer thread as it is made.
+  func stream(_ result: WrittenResult, id: JSON) {
+    if let refusal = buffer.commit(before: result.barriers) {
+      emit(.failure(id: id, error: refusal))
+      return
     }
-    writer.withUnsafeBytes { pieces.append([UInt8]($0)) }
-    return .serialized(pieces, barriers: barriers)
+    let text = StreamedText(budget: output)
+    buffer.send(.streamed(id: id, text: text, barriers: result.barriers))
+    result.write(into: text, id: id)
   }
 }

@@ -15,8 +15,8 @@ final class Connection {
     /// `barriers`: stores whose queued patches must not be merged across this response,
     /// because it carries their state.
     case result(JSON, barriers: [String] = [])
-    /// A result written as text already (`Connection.stateResult`).
-    case serialized([[UInt8]], barriers: [String])
+    /// A result written as text while it is sent (`Connection.stateResult`).
+    case written(WrittenResult)
     /// `{store, version}`, the result of a `dispatch`.
     case dispatched(store: String, version: UInt64)
     case later(PendingReply)

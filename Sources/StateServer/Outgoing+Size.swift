@@ -8,8 +8,8 @@ extension Outgoing {
     case .message(let message, _): message.estimatedEncodedSize
     case .response(let id, let result, _):
       32 + id.estimatedEncodedSize + result.estimatedEncodedSize
-    case .serialized(let id, let result, _):
-      32 + id.estimatedEncodedSize + result.reduce(0) { $0 + $1.count }
+    // Its pieces count as they are written (``StreamedText``).
+    case .streamed(let id, _, _): 32 + id.estimatedEncodedSize
     case .dispatched(let id, let store, _): 64 + id.estimatedEncodedSize + store.utf8.count
     case .failure(let id, let error): 32 + id.estimatedEncodedSize + error.json.estimatedEncodedSize
     case .patch(let notice): notice.estimatedBytes

@@ -9,12 +9,12 @@ enum Outgoing: Sendable {
   case message(JSON, barriers: [String])
   /// A successful response; the envelope is written by the writer thread.
   case response(id: JSON, result: JSON, barriers: [String])
-  /// A successful response whose result was written as text already: one that carries a
-  /// store's whole view with a large array's elements encoded on demand, a batch at a time,
-  /// so that no JSON tree of them is built (`AnyStore.writePublished(to:)`).
-  /// The text comes in pieces of about a megabyte, as it was written: no copy of all of it is
-  /// made on the way out.
-  case serialized(id: JSON, result: [[UInt8]], barriers: [String])
+  /// A successful response whose result is written as text while it is sent: one that carries
+  /// a store's whole view with a large array's elements encoded on demand, a batch at a time,
+  /// so that no JSON tree of them is built (`AnyStore.writePublished(to:)`). The state actor
+  /// writes it in pieces of about a megabyte after the line is queued, and the writer thread
+  /// sends each as it comes (``StreamedText``, ``Connection/stream(_:id:)``).
+  case streamed(id: JSON, text: StreamedText, barriers: [String])
   /// The response to a `dispatch`, `{store, version}`: the hot path, built without objects.
   case dispatched(id: JSON, store: String, version: UInt64)
   case failure(id: JSON, error: RPCError)
@@ -35,7 +35,7 @@ enum Outgoing: Sendable {
   /// The stores whose patches may not be merged across this line.
   var barriers: [String] {
     switch self {
-    case .message(_, let barriers), .response(_, _, let barriers), .serialized(_, _, let barriers):
+    case .message(_, let barriers), .response(_, _, let barriers), .streamed(_, _, let barriers):
       barriers
     case .dispatched, .failure, .patch: []
     }
@@ -46,9 +46,13 @@ enum Outgoing: Sendable {
     switch self {
     case .message(let message, _): message
     case .response(let id, let result, _): ["jsonrpc": "2.0", "id": id, "result": result]
-    case .serialized(let id, let result, _):
-      // Parsed back (a batch's array of responses): the text was written from JSON values.
-      ["jsonrpc": "2.0", "id": id, "result": (try? JSON(parsing: Array(result.joined()))) ?? .null]
+    case .streamed(let id, let text, _):
+      // Only the writer reads a streamed line, piece by piece; read whole, it is parsed back.
+      switch text.collect() {
+      case (let result, .finished):
+        ["jsonrpc": "2.0", "id": id, "result": (try? JSON(parsing: result)) ?? .null]
+      case (_, .failed(let replacement)): replacement.json
+      }
     case .dispatched(let id, let store, let version):
       [
         "jsonrpc": "2.0", "id": id,
@@ -62,7 +66,7 @@ enum Outgoing: Sendable {
   /// The response's id, for a line that is one (a failed encoding still owes an answer).
   var responseID: JSON? {
     switch self {
-    case .response(let id, _, _), .serialized(let id, _, _), .dispatched(let id, _, _),
+    case .response(let id, _, _), .streamed(let id, _, _), .dispatched(let id, _, _),
       .failure(let id, _):
       id
     case .message(let message, _): message["id"]
@@ -79,7 +83,7 @@ enum Outgoing: Sendable {
       case .response(let id, let result, _):
         try id.checkWritable()
         try result.checkWritable()
-      case .serialized(let id, _, _): try id.checkWritable()
+      case .streamed(let id, _, _): try id.checkWritable()
       case .dispatched: break
       case .failure(let id, let error):
         try id.checkWritable()
@@ -95,6 +99,13 @@ enum Outgoing: Sendable {
     }
   }
 
+  /// Writes `{"jsonrpc":"2.0","id":<id>,"result":`, what a successful response begins with.
+  static func writeResultHead(id: JSON, to writer: inout JSONWriter) throws(JSONWriteError) {
+    writer.append(#"{"jsonrpc":"2.0","id":"#)
+    if !writer.writeIfInteger(id) { try writer.write(id) }
+    writer.append(#","result":"#)
+  }
+
   /// Writes the line's bytes and its newline; on failure nothing of the line stays written.
   func write(to writer: inout JSONWriter) throws(JSONWriteError) {
     let start = writer.count
@@ -103,17 +114,20 @@ enum Outgoing: Sendable {
       case .message(let message, _):
         try writer.write(message)
       case .response(let id, let result, _):
-        writer.append(#"{"jsonrpc":"2.0","id":"#)
-        if !writer.writeIfInteger(id) { try writer.write(id) }
-        writer.append(#","result":"#)
+        try Self.writeResultHead(id: id, to: &writer)
         try writer.write(result)
         writer.append(UInt8(ascii: "}"))
-      case .serialized(let id, let result, _):
-        writer.append(#"{"jsonrpc":"2.0","id":"#)
-        if !writer.writeIfInteger(id) { try writer.write(id) }
-        writer.append(#","result":"#)
-        for piece in result { writer.append(contentsOf: piece) }
-        writer.append(UInt8(ascii: "}"))
+      case .streamed(let id, let text, _):
+        // The writer thread sends a streamed line as it comes; written whole, it waits for it.
+        switch text.collect() {
+        case (let result, .finished):
+          try Self.writeResultHead(id: id, to: &writer)
+          writer.append(contentsOf: result)
+          writer.append(UInt8(ascii: "}"))
+        case (_, .failed(let replacement)):
+          try replacement.write(to: &writer)
+          return
+        }
       case .dispatched(let id, let store, let version):
         writer.append(#"{"jsonrpc":"2.0","id":"#)
         if !writer.writeIfInteger(id) { try writer.write(id) }

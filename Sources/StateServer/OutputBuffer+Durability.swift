@@ -9,15 +9,18 @@ extension OutputBuffer {
   /// failure, turns each queued success response naming a store whose changes are not on disk
   /// (`dispatch` with either wait, `store/open`, `state/get`...) into a -32603 error with the
   /// reason. Patches and events still go out: the change did happen, in memory.
-  func commitPersistentChanges() {
-    guard let persistence = registry.persistence, persistence.hasPendingChanges else { return }
+  ///
+  /// Returns why the commit failed, nil when it did not.
+  @discardableResult
+  func commitPersistentChanges() -> CommitFailure? {
+    guard let persistence = registry.persistence, persistence.hasPendingChanges else { return nil }
     do {
       try persistence.commit()
+      return nil
     } catch {
       log.error("commit failed", ["reason": error.reason])
       let failed = Set(error.stores)
-      let refusal = RPCError.internalError(
-        "the change was made but could not be saved, so it is not acknowledged: \(error.reason)")
+      let refusal = Self.notSaved(error.reason)
       for (index, line) in lines.enumerated() {
         switch line {
         case .dispatched(let id, let store, _) where failed.contains(store):
@@ -26,12 +29,28 @@ extension OutputBuffer {
           if case .string(let store)? = result["store"], failed.contains(store) {
             lines[index] = .failure(id: id, error: refusal)
           }
-        case .serialized(let id, _, let barriers) where barriers.contains(where: failed.contains):
-          lines[index] = .failure(id: id, error: refusal)
         default:
           break
         }
       }
+      return error
     }
+  }
+
+  /// The error that answers a request whose change is not on disk.
+  static func notSaved(_ reason: String) -> RPCError {
+    .internalError(
+      "the change was made but could not be saved, so it is not acknowledged: \(reason)")
+  }
+
+  /// Commits this turn's lines before a response written while it is sent
+  /// (``Connection/stream(_:id:)``): the changes of every persistent store first, then the
+  /// lines. Returns the error that must answer instead when a store in `barriers` (those the
+  /// response carries) could not be saved.
+  func commit(before barriers: [String]) -> RPCError? {
+    let failure = commitPersistentChanges()
+    commit()
+    guard let failure, failure.stores.contains(where: barriers.contains) else { return nil }
+    return Self.notSaved(failure.reason)
   }
 }

@@ -93,6 +93,13 @@ final class OutputBuffer {
     enqueue(.patch(coalescer.release(released)))
   }
 
+  /// Queues a response written while it is sent (``Outgoing/streamed(id:text:barriers:)``)
+  /// behind everything committed: never written from this thread, which writes its text.
+  func send(_ streamed: Outgoing) {
+    commit()
+    queue.append([streamed]) { coalescer.compact(&$0) }
+  }
+
   /// Hands what was queued on, written from this thread while the pipe takes it
   /// (``StdoutWriter/writeDirectly(_:estimatedBytes:)``), else by the writer thread: at the end
   /// of each input batch, and at once for output produced outside one (effects, replies

@@ -176,6 +176,14 @@ final class OutputQueue: @unchecked Sendable {
     condition.unlock()
   }
 
+  /// `bytes` more of output wait for the writer: a streamed response's next piece
+  /// (``StreamedText``), given back through ``release(_:written:)`` once written.
+  func account(_ bytes: Int) {
+    condition.lock()
+    queuedBytes += bytes
+    condition.unlock()
+  }
+
   /// For the writer: stdout is closed; nothing will wait for it again.
   func markBroken() {
     condition.lock()

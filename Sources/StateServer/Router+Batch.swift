@@ -32,6 +32,7 @@ extension Router {
         case .some(.now(let line)): connection.emit(line)
         case .some(.later(let reply)):
           reply.onResolve = { [weak connection] in connection?.emit($0) }
+        case .some(.streamed(let id, let result)): connection.stream(result, id: id)
         }
       }
       return
@@ -43,6 +44,10 @@ extension Router {
       case .some(.now(let line)):
         batch.responses.append(line.json)
         batch.barriers += line.barriers
+      case .some(.streamed(let id, let result)):
+        // One array holds every response of the batch: the result goes in as a JSON value.
+        batch.responses.append(Outgoing.response(id: id, result: result.json, barriers: []).json)
+        batch.barriers += result.barriers
       case .some(.later(let reply)):
         let slot = batch.responses.count
         batch.responses.append(.null)

@@ -15,6 +15,8 @@ final class Router {
   enum Served {
     case now(Outgoing)
     case later(PendingReply)
+    /// A result written while it is sent, once everything before it is committed.
+    case streamed(id: JSON, WrittenResult)
   }
 
   /// Requests answered later, by id, so `$/cancelRequest` can find them.
@@ -78,6 +80,7 @@ final class Router {
     case .none: break
     case .some(.now(let line)): connection.emit(line)
     case .some(.later(let reply)): reply.onResolve = { [weak connection] in connection?.emit($0) }
+    case .some(.streamed(let id, let result)): connection.stream(result, id: id)
     }
   }
 
@@ -190,8 +193,8 @@ final class Router {
       switch outcome {
       case .result(let result, let barriers):
         return .now(.response(id: id, result: result, barriers: barriers))
-      case .serialized(let result, let barriers):
-        return .now(.serialized(id: id, result: result, barriers: barriers))
+      case .written(let result):
+        return .streamed(id: id, result)
       case .dispatched(let store, let version):
         return .now(.dispatched(id: id, store: store, version: version))
       case .later(let reply):

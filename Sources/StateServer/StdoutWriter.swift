@@ -146,7 +146,9 @@ final class StdoutWriter: Sendable {
       for index in lines.indices {
         let size = sizes[index]
         let line = exchange(&lines[index], with: .written)
-        if size > Self.chunkBytes, case .message(.array(let elements), _) = line {
+        if case .streamed(let id, let text, _) = line {
+          stream(text, id: id, estimate: size, into: &pending)
+        } else if size > Self.chunkBytes, case .message(.array(let elements), _) = line {
           stream(elements, estimate: size, into: &pending)
         } else if size > Self.chunkBytes, line.isWritable {
           stream(line, estimate: size, into: &pending)
@@ -226,6 +228,61 @@ final class StdoutWriter: Sendable {
     }
     pending.broken = broken
     pending.estimate += left
+  }
+
+  /// A response written while it is sent (``StreamedText``): each piece goes out as the state
+  /// actor hands it on, so its text is never whole here. The head goes out with the first
+  /// piece, so a text that fails before any piece is answered by its replacement alone; one
+  /// that fails later has begun a line that cannot be taken back: the line ends where it was
+  /// cut (no parser accepts it), and the replacement follows on a line of its own.
+  private func stream(_ text: StreamedText, id: JSON, estimate: Int, into pending: inout Pending) {
+    if pipeCapacity > 0 { cposix_widen_pipe(fd, 1 << 20) }
+    pending.estimate += estimate
+    var started = false
+    while true {
+      let (pieces, ending) = text.take()
+      for piece in pieces {
+        if !started {
+          started = true
+          writeHead(id: id, to: &pending.bytes)
+          flush(&pending)
+        }
+        send(piece, pending: &pending)
+      }
+      switch ending {
+      case nil:
+        continue
+      case .finished:
+        if !started { writeHead(id: id, to: &pending.bytes) }
+        pending.bytes.append("}\n")
+      case .failed(let replacement):
+        if started { pending.bytes.append(0x0A) }
+        encode(replacement, into: &pending.bytes)
+      }
+      if pending.bytes.count >= Self.chunkBytes { flush(&pending) }
+      return
+    }
+  }
+
+  /// A streamed response's head. Its id was read from the request, where the router accepts
+  /// only a string, a number or null: JSON it was, so JSON it can be written.
+  private func writeHead(id: JSON, to bytes: inout JSONWriter) {
+    try? Outgoing.writeResultHead(id: id, to: &bytes)
+  }
+
+  /// Writes one piece of a streamed response as it is, without copying it into the buffer.
+  private func send(_ piece: [UInt8], pending: inout Pending) {
+    var written = 0
+    if !pending.broken {
+      let failure: Int32
+      (written, failure) = piece.withUnsafeBytes { emit($0, waiting: true) }
+      if written < piece.count {
+        pending.broken = true
+        queue.markBroken()
+        onBroken(failure)
+      }
+    }
+    queue.release(piece.count, written: written)
   }
 
   private func flush(_ pending: inout Pending) {

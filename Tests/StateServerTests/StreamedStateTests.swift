@@ -44,7 +44,7 @@ private struct Rows: Feature {
 
 /// A store whose view keeps a large array's elements in the typed state only answers
 /// `store/open` and `state/get` with text written a batch of elements at a time
-/// (`Outgoing.serialized`): the same values as the JSON it no longer keeps, and the same
+/// (`Outgoing.streamed`): the same values as the JSON it no longer keeps, and the same
 /// answers to a path, a subscription and a batch.
 @StateActor
 @Suite(.serialized) struct StreamedStateTests {
@@ -68,7 +68,7 @@ private struct Rows: Feature {
         try line.write(to: &writer)
         let bytes = writer.withUnsafeBytes { Array($0.dropLast()) }
         var streamed = false
-        if case .serialized = line { streamed = true }
+        if case .streamed = line { streamed = true }
         lines.append((try JSON(parsing: bytes), streamed))
       }
     }
@@ -161,6 +161,48 @@ private struct Rows: Feature {
     coalescer.compact(&one)
     #expect(Rows.Row.encoded.load(ordering: .relaxed) == before + 1)
     #expect(one.operations.count == 1)
+  }
+
+  /// Acknowledged means durable: a large view written while it is sent goes out only after the
+  /// turn's changes are committed, and a commit that fails answers with the error instead.
+  @Test func aLargeViewWhoseStoreCouldNotBeSavedIsAnsweredWithTheError() throws {
+    let directory = temporaryStateDirectory()
+    defer { remove(directory) }
+    let persistence = Persistence(stateDirectory: directory, warn: { _ in })
+    let registry = StoreRegistry(features: [Rows().descriptor()], persistence: persistence)
+    let queue = OutputQueue(maxMessages: 1000)
+    let connection = Connection(
+      registry: registry, output: queue, options: ServerOptions(), log: Log(level: .error))
+    let opened = try send(
+      request(
+        1, "store/open",
+        ["feature": "rows", "store": "r", "persist": true, "state": ["rows": rows(2_500)]]),
+      to: connection, queue)
+    #expect(opened.count == 1 && opened[0].1 && opened[0].0["result"]?["version"] == 0)
+    let saboteur = try SQLiteConnection(path: try #require(persistence.databasePath))
+    try saboteur.execute(
+      """
+      CREATE TRIGGER refuse BEFORE INSERT ON journal
+      BEGIN SELECT RAISE(ABORT, 'the disk says no'); END
+      """)
+    let edit: JSON = ["type": "edit", "id": "r7", "text": "lost"]
+    let turn: [InboundLine] = [
+      .message(request(2, "dispatch", ["store": "r", "action": edit])),
+      .message(request(3, "state/get", ["store": "r"])),
+    ]
+    connection.receive(turn)
+    var answers: [JSON] = []
+    while let batch = queue.takeQueued() {
+      for line in batch where line.responseID != nil { answers.append(line.json) }
+    }
+    #expect(answers.map { $0["id"] } == [2, 3])
+    for answer in answers {
+      #expect(answer["error"]?["code"] == -32603)
+      #expect(answer["error"]?["data"]?["reason"]?.stringValue?.contains("could not be saved") == true)
+    }
+    try saboteur.execute("DROP TRIGGER refuse")
+    let saved = try send(request(4, "state/get", ["store": "r"]), to: connection, queue)
+    #expect(saved[0].1 && saved[0].0["result"]?["state"]?["rows"]?[7]?["text"] == "lost")
   }
 
   @Test func aSmallViewIsAnsweredAsBefore() throws {
