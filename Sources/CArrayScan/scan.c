@@ -22,8 +22,6 @@ struct scan {
   ptrdiff_t close;
 };
 
-static const uint64_t ODD_BITS = 0xAAAAAAAAAAAAAAAAull;
-
 static inline int is_whitespace(unsigned char byte) {
   return byte == ' ' || byte == '\n' || byte == '\r' || byte == '\t';
 }
@@ -89,6 +87,10 @@ static void scan_bytes(struct scan *s, size_t at, int in_string, int escaped) {
   s->close = -1;
 }
 
+#if defined(__x86_64__)
+
+static const uint64_t ODD_BITS = 0xAAAAAAAAAAAAAAAAull;
+
 // Visits one block's brackets and commas outside strings (bit i is the byte at `base + i`).
 // Returns 1 when the array closed in it (`close` says where, or -1 for a `}`).
 static inline __attribute__((always_inline)) int visit(
@@ -102,8 +104,8 @@ static inline __attribute__((always_inline)) int visit(
     while (brackets) {
       uint64_t bit = brackets & (0 - brackets);
       uint64_t below = bit - 1;
-      uint64_t atDepthOne = 0 - (uint64_t)(depth == 1);
-      counted += __builtin_popcountll(commas & below & atDepthOne);
+      uint64_t at_depth_one = 0 - (uint64_t)(depth == 1);
+      counted += __builtin_popcountll(commas & below & at_depth_one);
       commas &= ~below;
       if (opens & bit) {
         depth += 1;
@@ -163,8 +165,6 @@ static inline uint64_t prefix_xor_shifts(uint64_t bits) {
   bits ^= bits << 32;
   return bits;
 }
-
-#if defined(__x86_64__)
 
 // `[` and `{` differ from each other only in 0x20, as do `]` and `}`: one OR and one
 // comparison finds each pair.
