@@ -1,7 +1,7 @@
 /// The bracket scan as it was written before CArrayScan, one byte at a time: the reference that
 /// `JSONArrayScan` (every level of it) is compared with in `ArrayScanTests`. Kept as it was, so
 /// that the comparison is with the behaviour the deferral was built on.
-struct ReferenceArrayScan: Equatable {
+struct ReferenceArrayScan {
   /// The offset of the array's closing `]`.
   var close: Int
   /// How many elements it holds, when it is JSON: one more than its commas, or none.
@@ -9,11 +9,6 @@ struct ReferenceArrayScan: Equatable {
   /// Where the element nearest the middle of the array's text starts (after its comma and the
   /// white space before it), and its index; nil for an array of fewer than two elements.
   var split: (offset: Int, index: Int)?
-
-  static func == (left: ReferenceArrayScan, right: ReferenceArrayScan) -> Bool {
-    left.close == right.close && left.count == right.count
-      && left.split?.offset == right.split?.offset && left.split?.index == right.split?.index
-  }
 
   /// The array whose `[` is at `open` in `bytes`, its split chosen among the elements that
   /// start after each `step` bytes; nil when its brackets do not close.
