@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Layers (docs/architecture.md): a target may import only what its arrow points to.
-//   stateserver -> StateServer -> StateKit -> JSON (JSON in Swift: no C below it)
+//   stateserver -> StateServer -> StateKit -> JSON (JSON in Swift but for CArrayScan below it)
 //   json-tool -> JSON, CJansson (jansson, to measure the Swift writer and parser against)
 //   stateserver -> Features -> StateKit
 //   StateServer -> CSQLite (persistence), CSignals (signal forwarding), CPosix
@@ -52,8 +52,11 @@ let package = Package(
     // never blocks (the main thread's direct writes), malloc_trim, mremap and a pipe's size
     // (its header says why).
     .target(name: "CPosix"),
+    // The bracket scan of a large array before its parse, in vector instructions chosen at run
+    // time (its header says why it is C).
+    .target(name: "CArrayScan"),
     .target(
-      name: "JSON",
+      name: "JSON", dependencies: ["CArrayScan"],
       swiftSettings: strict + crossModule),
     .target(
       name: "StateKit", dependencies: ["JSON"],
