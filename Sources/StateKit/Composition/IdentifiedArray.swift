@@ -296,7 +296,7 @@ extension IdentifiedArray {
   /// `Decodable` state's `init(from:)` that decodes `[Note]` and then calls this) builds the
   /// index in code specialized for that type. Reached through `Decodable` alone, the index is
   /// built by generic code, which looks up the metadata of the id and of its dictionary for
-  /// every element.
+  /// every element. A large array's index is built on two threads (`PositionIndex`).
   @inlinable
   public init(decoded: [Element], codingPath: [any CodingKey]) throws {
     guard let positions = PositionIndex<ID>.building(decoded) else {
