@@ -3,8 +3,8 @@ import StateKit
 import Testing
 
 /// An `IdentifiedArray` large enough to be decoded on two threads (`ParallelDecodedArray`, its
-/// threshold lowered to keep the arrays small): the same array, and the same errors, as the
-/// sequential decode.
+/// threshold lowered to keep the arrays small) and indexed on two (`PositionIndex`): the same
+/// array, and the same errors, as the sequential decode.
 @Suite struct IdentifiedArrayParallelDecodeTests {
   struct Item: Codable, Equatable, Sendable, Identifiable {
     var id: Int
@@ -28,17 +28,20 @@ import Testing
   func decodes(_ make: () -> JSON) -> [Result<Shelf, JSONDecodingError>] {
     var results: [Result<Shelf, JSONDecodingError>] = []
     for threshold in [Int.max, 32] {
+      // The index is split at the same size (`PositionIndex`).
       ParallelDecoding.$threshold.withValue(threshold) {
-        let json = make()
-        results.append(
-          Result { () throws(JSONDecodingError) in
-            try JSONValueDecoder().decode(Shelf.self, from: json)
-          })
-        if threshold != .max {
+        PositionIndexSplit.$threshold.withValue(threshold) {
+          let json = make()
           results.append(
             Result { () throws(JSONDecodingError) in
-              try JSONValueDecoder().decode(Shelf.self, consuming: make())
+              try JSONValueDecoder().decode(Shelf.self, from: json)
             })
+          if threshold != .max {
+            results.append(
+              Result { () throws(JSONDecodingError) in
+                try JSONValueDecoder().decode(Shelf.self, consuming: make())
+              })
+          }
         }
       }
     }

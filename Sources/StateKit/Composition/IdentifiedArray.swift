@@ -29,13 +29,13 @@ where Element.ID: Sendable {
 
   /// In chunks, so that editing a copy copies one chunk, not every element (ChunkedElements).
   private var elements: ChunkedElements<Element>
-  private var positions: [ID: Int]
+  private var positions: PositionIndex<ID>
   private var lineage: Lineage<Element>
 
   /// An empty array.
   public init() {
     elements = ChunkedElements()
-    positions = [:]
+    positions = PositionIndex([:])
     lineage = Lineage()
   }
 
@@ -59,7 +59,7 @@ where Element.ID: Sendable {
       }
     }
     self.elements = ChunkedElements(built)
-    self.positions = positions
+    self.positions = PositionIndex(positions)
     lineage = Lineage()
   }
 
@@ -67,7 +67,7 @@ where Element.ID: Sendable {
   /// Usable from inlinable code: the decoding initializers below build the index in the
   /// caller's module, specialized for its element type.
   @usableFromInline
-  init(distinct elements: [Element], positions: [ID: Int]) {
+  init(distinct elements: [Element], positions: PositionIndex<ID>) {
     self.elements = ChunkedElements(elements)
     self.positions = positions
     lineage = Lineage()
@@ -219,6 +219,15 @@ where Element.ID: Sendable {
 
   /// Whether both arrays share the same lineage object: then they are equal.
   func isIdentical(to other: Self) -> Bool { lineage === other.lineage }
+
+  /// Whether the index is split in two (`PositionIndex`), for tests.
+  var isIndexSplit: Bool { positions.isSplit }
+
+  /// Whether the index holds exactly each element's id at its position, for tests.
+  var indexMatchesElements: Bool {
+    positions.count == elements.count
+      && indices.allSatisfy { positions[elements[$0].id] == $0 }
+  }
 }
 
 extension IdentifiedArray: RandomAccessCollection {
@@ -287,12 +296,10 @@ extension IdentifiedArray {
   /// `Decodable` state's `init(from:)` that decodes `[Note]` and then calls this) builds the
   /// index in code specialized for that type. Reached through `Decodable` alone, the index is
   /// built by generic code, which looks up the metadata of the id and of its dictionary for
-  /// every element.
+  /// every element. A large array's index is built on two threads (`PositionIndex`).
   @inlinable
   public init(decoded: [Element], codingPath: [any CodingKey]) throws {
-    var positions = [ID: Int](minimumCapacity: decoded.count)
-    for position in decoded.indices
-    where positions.updateValue(position, forKey: decoded[position].id) != nil {
+    guard let positions = PositionIndex<ID>.building(decoded) else {
       throw DecodingError.dataCorrupted(
         DecodingError.Context(
           codingPath: codingPath, debugDescription: "the ids of the elements repeat"))
