@@ -11,27 +11,43 @@
 /// edit; docs/architecture.md). Reading an element
 /// costs a shift and a second bounds check. Insertions and removals inside the array rebuild
 /// the chunks after the position; the array's index is rebuilt from there anyway.
+@usableFromInline
 struct ChunkedElements<Element> {
   /// Elements per chunk: a power of two, so that an index splits by a shift and a mask.
-  static var chunkShift: Int { 3 }
-  static var chunkSize: Int { 1 << chunkShift }
+  @inlinable static var chunkShift: Int { 3 }
+  @inlinable static var chunkSize: Int { 1 << chunkShift }
 
-  private var chunks: [[Element]] = []
-  private(set) var count = 0
+  @usableFromInline var chunks: [[Element]] = []
+  @usableFromInline private(set) var count = 0
 
   init() {}
 
+  /// Inlinable, so that a large decoded array (`IdentifiedArray.init(decoded:codingPath:)`) is
+  /// copied into its chunks by code specialized for its element type: generic, each element's
+  /// copy looked its type's metadata up.
+  @inlinable
   init(_ elements: [Element]) {
     count = elements.count
     chunks.reserveCapacity((elements.count + Self.chunkSize - 1) / Self.chunkSize)
-    var start = 0
-    while start < elements.count {
-      let end = Swift.min(start + Self.chunkSize, elements.count)
-      chunks.append(Array(elements[start..<end]))
-      start = end
+    elements.withUnsafeBufferPointer { source in
+      var start = 0
+      while start < source.count {
+        let size = Swift.min(Self.chunkSize, source.count - start)
+        // Element by element: `Array(elements[start..<end])` copied through the runtime,
+        // which asks the element type's value witness for each copy.
+        chunks.append(
+          Array(unsafeUninitializedCapacity: size) { chunk, initialized in
+            for offset in 0..<size {
+              chunk.initializeElement(at: offset, to: source[start + offset])
+            }
+            initialized = size
+          })
+        start += size
+      }
     }
   }
 
+  @inlinable
   subscript(position: Int) -> Element {
     get { chunks[position >> Self.chunkShift][position & (Self.chunkSize - 1)] }
     _modify { yield &chunks[position >> Self.chunkShift][position & (Self.chunkSize - 1)] }
@@ -93,6 +109,7 @@ extension ChunkedElements: Sendable where Element: Sendable {}
 
 extension ChunkedElements: Equatable where Element: Equatable {
   /// Equal elements in equal order: chunk by chunk, since equal sequences are chunked alike.
+  @usableFromInline
   static func == (lhs: Self, rhs: Self) -> Bool {
     lhs.count == rhs.count && lhs.chunks == rhs.chunks
   }

@@ -28,7 +28,9 @@ where Element.ID: Sendable {
   public typealias ID = Element.ID
 
   /// In chunks, so that editing a copy copies one chunk, not every element (ChunkedElements).
-  private var elements: ChunkedElements<Element>
+  /// Read by inlinable code: a feature's loop over the elements (a count of pending notes as a
+  /// state is decoded) is then specialized for its element type, not a generic call each.
+  @usableFromInline var elements: ChunkedElements<Element>
   private var positions: PositionIndex<ID>
   private var lineage: Lineage<Element>
 
@@ -67,8 +69,8 @@ where Element.ID: Sendable {
   /// Usable from inlinable code: the decoding initializers below build the index in the
   /// caller's module, specialized for its element type.
   @usableFromInline
-  init(distinct elements: [Element], positions: PositionIndex<ID>) {
-    self.elements = ChunkedElements(elements)
+  init(distinct elements: ChunkedElements<Element>, positions: PositionIndex<ID>) {
+    self.elements = elements
     self.positions = positions
     lineage = Lineage()
   }
@@ -232,11 +234,11 @@ where Element.ID: Sendable {
 
 extension IdentifiedArray: RandomAccessCollection {
   /// The position of the first element (0).
-  public var startIndex: Int { 0 }
+  @inlinable public var startIndex: Int { 0 }
   /// The position past the last element.
-  public var endIndex: Int { elements.count }
+  @inlinable public var endIndex: Int { elements.count }
   /// The element at `position`.
-  public subscript(position: Int) -> Element { elements[position] }
+  @inlinable public subscript(position: Int) -> Element { elements[position] }
 }
 
 extension IdentifiedArray: ExpressibleByArrayLiteral {
@@ -289,12 +291,12 @@ extension IdentifiedArray where Element: Decodable {
 }
 
 extension IdentifiedArray {
-  /// The elements of a decoded array, kept as they are (no second copy of a large state's
-  /// elements), with their index; repeated ids are a decoding error at `codingPath`.
+  /// The elements of a decoded array, in their chunks, with their index; repeated ids are a
+  /// decoding error at `codingPath`.
   ///
   /// Inlinable, so that a feature decoding a large array of its own element type (a
   /// `Decodable` state's `init(from:)` that decodes `[Note]` and then calls this) builds the
-  /// index in code specialized for that type. Reached through `Decodable` alone, the index is
+  /// index and the chunks in code specialized for that type. Reached through `Decodable` alone, the index is
   /// built by generic code, which looks up the metadata of the id and of its dictionary for
   /// every element. A large array's index is built on two threads (`PositionIndex`).
   @inlinable
@@ -304,7 +306,7 @@ extension IdentifiedArray {
         DecodingError.Context(
           codingPath: codingPath, debugDescription: "the ids of the elements repeat"))
     }
-    self.init(distinct: decoded, positions: positions)
+    self.init(distinct: ChunkedElements(decoded), positions: positions)
   }
 }
 
