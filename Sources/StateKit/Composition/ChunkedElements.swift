@@ -53,6 +53,22 @@ struct ChunkedElements<Element> {
     _modify { yield &chunks[position >> Self.chunkShift][position & (Self.chunkSize - 1)] }
   }
 
+  /// Calls `body` with each position in `range` and its element, chunk by chunk: generic code
+  /// (the text of a view's elements, `ElementText`) that reads element by element through the
+  /// subscript looked the metadata of a chunk's type up for every element.
+  func forEach(in range: Range<Int>, _ body: (Int, Element) throws -> Void) rethrows {
+    var position = range.lowerBound
+    while position < range.upperBound {
+      let chunk = chunks[position >> Self.chunkShift]
+      let first = position & (Self.chunkSize - 1)
+      let end = Swift.min(chunk.count, first + range.upperBound - position)
+      for offset in first..<end {
+        try body(position, chunk[offset])
+        position += 1
+      }
+    }
+  }
+
   /// Every element, in order, as one array (a copy: O(count)).
   var flat: [Element] {
     var all: [Element] = []

@@ -78,6 +78,11 @@ where Element.ID: Sendable {
   @inline(__always)
   private static func value(_ slot: inout Int) -> Int { slot }
 
+  /// Calls `body` with each position in `range` and its element, in order, a chunk at a time.
+  func forEach(in range: Range<Int>, _ body: (Int, Element) throws -> Void) rethrows {
+    try elements.forEach(in: range, body)
+  }
+
   /// The ids, in order.
   public var ids: [ID] { map(\.id) }
 

@@ -19,9 +19,9 @@ struct ElementText: Sendable {
       // Straight to text (no tree of the run first), by one encoder for the run: it keeps its
       // containers, and an object's keys, from one element to the next.
       let elements = JSONTextEncoder.ElementEncoder()
-      for index in range {
+      try array.forEach(in: range) { index, element in
         if index > 0 { writer.append(UInt8(ascii: ",")) }
-        try elements.encode(array[index], at: index, to: &writer)
+        try elements.encode(element, at: index, to: &writer)
       }
     }
   }
