@@ -81,12 +81,9 @@ extension Connection {
   /// its line is queued, and only then is its text written, a piece at a time, each handed to the
   /// writer thread as it is made.
   func stream(_ result: WrittenResult, id: JSON) {
-    if let refusal = buffer.commit(before: result.barriers) {
-      emit(.failure(id: id, error: refusal))
-      return
+    switch buffer.streamedLine(id: id, carrying: result.barriers) {
+    case .success(let text): result.write(into: text, id: id)
+    case .failure(let refusal): emit(.failure(id: id, error: refusal))
     }
-    let text = StreamedText(budget: output)
-    buffer.send(.streamed(id: id, text: text, barriers: result.barriers))
-    result.write(into: text, id: id)
   }
 }

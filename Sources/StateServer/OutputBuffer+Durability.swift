@@ -43,14 +43,20 @@ extension OutputBuffer {
       "the change was made but could not be saved, so it is not acknowledged: \(reason)")
   }
 
-  /// Commits this turn's lines before a response written while it is sent
-  /// (``Connection/stream(_:id:)``): the changes of every persistent store first, then the
-  /// lines. Returns the error that must answer instead when a store in `barriers` (those the
-  /// response carries) could not be saved.
-  func commit(before barriers: [String]) -> RPCError? {
+  /// The line of a response written while it is sent (``Connection/stream(_:id:)``), queued
+  /// behind this turn's lines, which are committed first (the changes of every persistent
+  /// store, then the lines), so that nothing of the response leaves before the state it
+  /// carries is on disk. The caller writes the text into what this returns; the writer thread
+  /// sends it as it comes, never this thread, which writes it. When a store in `barriers` (those
+  /// the response carries) could not be saved, nothing is queued: the error answers instead.
+  func streamedLine(id: JSON, carrying barriers: [String]) -> Result<StreamedText, RPCError> {
     let failure = commitPersistentChanges()
     commit()
-    guard let failure, failure.stores.contains(where: barriers.contains) else { return nil }
-    return Self.notSaved(failure.reason)
+    if let failure, failure.stores.contains(where: barriers.contains) {
+      return .failure(Self.notSaved(failure.reason))
+    }
+    let text = StreamedText(budget: queue)
+    queue.append([.streamed(id: id, text: text, barriers: barriers)]) { coalescer.compact(&$0) }
+    return .success(text)
   }
 }

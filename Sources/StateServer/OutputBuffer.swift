@@ -34,7 +34,7 @@ final class OutputBuffer {
   /// place.
   private var held: HeldPatch?
   /// Merges and compacts patches for a client behind, here and in the queue.
-  private let coalescer: Coalescer
+  let coalescer: Coalescer
 
   init(registry: StoreRegistry, queue: OutputQueue, log: Log) {
     self.registry = registry
@@ -91,13 +91,6 @@ final class OutputBuffer {
     guard let released = held else { return }
     held = nil
     enqueue(.patch(coalescer.release(released)))
-  }
-
-  /// Queues a response written while it is sent (``Outgoing/streamed(id:text:barriers:)``)
-  /// behind everything committed: never written from this thread, which writes its text.
-  func send(_ streamed: Outgoing) {
-    commit()
-    queue.append([streamed]) { coalescer.compact(&$0) }
   }
 
   /// Hands what was queued on, written from this thread while the pipe takes it
