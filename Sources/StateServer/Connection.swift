@@ -127,7 +127,9 @@ final class Connection {
     }
     fanout.lines(
       for: publication, of: store, cause: clientCause(publication.cause),
-      patch: { notice in buffer.add(patch: consume notice) },
+      patch: { notice in
+        if notice.held == nil { buffer.add(patch: consume notice) } else { streamPatch(notice) }
+      },
       event: { line in buffer.add(consume line) })
     if !buffer.isHolding { buffer.commit() }
   }

@@ -109,7 +109,8 @@ final class Fanout {
         patch(
           PatchNotice(
             store: publication.store, path: lastWatched[0].pathText, from: from,
-            to: publication.to, operations: publication.patch, cause: cause))
+            to: publication.to, operations: publication.patch, cause: cause,
+            held: publication.held))
       } else {
         let watching = lastWatched
         for subscription in watching {
@@ -139,14 +140,18 @@ final class Fanout {
     cause: JSON?
   ) -> PatchNotice? {
     let operations: [JSON]
+    var held: [HeldValue]?
     if subscription.isRoot {
       operations = publication.patch
+      held = publication.held
     } else {
       // The subscribed value alone, asked of the store only when the subtree changed whole: a
-      // view may keep a large array's elements in its typed state only (ArrayElision).
+      // view may keep a large array's elements in its typed state only (ArrayElision). A value
+      // the patch left to the state is encoded (`HeldValue`): the part scoped may be inside it.
       let store = store()
       operations = Self.scope(
-        publication.patch, to: subscription.path, existedBefore: subscription.exists,
+        publication.held == nil ? publication.patch : (try? publication.filled()) ?? [],
+        to: subscription.path, existedBefore: subscription.exists,
         value: { store.publishedValue(at: subscription.path) })
       subscription.exists = store.hasPublishedValue(at: subscription.path)
     }
@@ -155,7 +160,7 @@ final class Fanout {
     subscription.version = publication.to
     return PatchNotice(
       store: publication.store, path: subscription.pathText, from: from, to: publication.to,
-      operations: operations, cause: cause)
+      operations: operations, cause: cause, held: held)
   }
 
   /// The operations of `patch` that a subscription to `path` receives (JSONPatch.scoped): ops

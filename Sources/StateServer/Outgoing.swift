@@ -1,4 +1,5 @@
 import JSON
+import StateKit
 
 /// One line the server owes the client, in the order it was produced. Built on the state actor,
 /// serialized by the writer thread (so encoding runs in parallel with reducing).
@@ -9,12 +10,14 @@ enum Outgoing: Sendable {
   case message(JSON, barriers: [String])
   /// A successful response; the envelope is written by the writer thread.
   case response(id: JSON, result: JSON, barriers: [String])
-  /// A successful response whose result is written as text while it is sent: one that carries
+  /// A line written as text while it is sent: a successful response (`id`) whose result carries
   /// a store's whole view with a large array's elements encoded on demand, a batch at a time,
-  /// so that no JSON tree of them is built (`AnyStore.writePublished(to:)`). The state actor
-  /// writes it in pieces of about a megabyte after the line is queued, and the writer thread
-  /// sends each as it comes (``StreamedText``, ``Connection/stream(_:id:)``).
-  case streamed(id: JSON, text: StreamedText, barriers: [String])
+  /// so that no JSON tree of them is built (`AnyStore.writePublished(to:)`), or a whole
+  /// `state/patch` line (no `id`) with such an array among its values (`HeldValue`). The state
+  /// actor writes it in pieces of about a megabyte after the line is queued, and the writer
+  /// thread sends each as it comes (``StreamedText``, ``Connection/stream(_:id:)``,
+  /// ``Connection/streamPatch(_:)``).
+  case streamed(id: JSON?, text: StreamedText, barriers: [String])
   /// The response to a `dispatch`, `{store, version}`: the hot path, built without objects.
   case dispatched(id: JSON, store: String, version: UInt64)
   case failure(id: JSON, error: RPCError)
@@ -48,10 +51,12 @@ enum Outgoing: Sendable {
     case .response(let id, let result, _): ["jsonrpc": "2.0", "id": id, "result": result]
     case .streamed(let id, let text, _):
       // Only the writer reads a streamed line, piece by piece; read whole, it is parsed back.
-      switch text.collect() {
-      case (let result, .finished):
+      switch (text.collect(), id) {
+      case ((let result, .finished), let id?):
         ["jsonrpc": "2.0", "id": id, "result": (try? JSON(parsing: result)) ?? .null]
-      case (_, .failed(let replacement)): replacement.json
+      case ((let line, .finished), nil): (try? JSON(parsing: line)) ?? .null
+      case ((_, .failed(let replacement?)), _): replacement.json
+      case ((_, .failed(nil)), _): .null
       }
     case .dispatched(let id, let store, let version):
       [
@@ -66,9 +71,8 @@ enum Outgoing: Sendable {
   /// The response's id, for a line that is one (a failed encoding still owes an answer).
   var responseID: JSON? {
     switch self {
-    case .response(let id, _, _), .streamed(let id, _, _), .dispatched(let id, _, _),
-      .failure(let id, _):
-      id
+    case .response(let id, _, _), .dispatched(let id, _, _), .failure(let id, _): id
+    case .streamed(let id, _, _): id
     case .message(let message, _): message["id"]
     case .patch: nil
     }
@@ -83,7 +87,7 @@ enum Outgoing: Sendable {
       case .response(let id, let result, _):
         try id.checkWritable()
         try result.checkWritable()
-      case .streamed(let id, _, _): try id.checkWritable()
+      case .streamed(let id, _, _): try id?.checkWritable()
       case .dispatched: break
       case .failure(let id, let error):
         try id.checkWritable()
@@ -121,11 +125,13 @@ enum Outgoing: Sendable {
         // The writer thread sends a streamed line as it comes; written whole, it waits for it.
         switch text.collect() {
         case (let result, .finished):
-          try Self.writeResultHead(id: id, to: &writer)
+          if let id { try Self.writeResultHead(id: id, to: &writer) }
           writer.append(contentsOf: result)
-          writer.append(UInt8(ascii: "}"))
-        case (_, .failed(let replacement)):
+          if id != nil { writer.append(UInt8(ascii: "}")) }
+        case (_, .failed(let replacement?)):
           try replacement.write(to: &writer)
+          return
+        case (_, .failed(nil)):
           return
         }
       case .dispatched(let id, let store, let version):
@@ -163,6 +169,9 @@ struct PatchNotice: Sendable {
   var to: UInt64
   var operations: [JSON]
   var cause: JSON?
+  /// Values of `operations` left to the state (`HeldValue`): such a notice is written while it
+  /// is sent (``Connection/streamPatch(_:)``), never queued as a `.patch` line.
+  var held: [HeldValue]? = nil
   /// Size of `operations` in JSON nodes, once measured (only merged patches are measured).
   var weight: Int? = nil
   /// `weight` when it was last compared with the state's size, to compare only on doubling.
@@ -171,6 +180,13 @@ struct PatchNotice: Sendable {
   /// Writes the whole notification line (without the newline); the fixed parts are written as
   /// they are, with no `JSON` value built around the operations.
   func write(to writer: inout JSONWriter) throws(JSONWriteError) {
+    writeHead(to: &writer)
+    try writer.write(array: operations)
+    try writeTail(to: &writer)
+  }
+
+  /// The line up to its operations (`..."patch":`).
+  func writeHead(to writer: inout JSONWriter) {
     writer.append(#"{"jsonrpc":"2.0","method":"state/patch","params":{"store":"#)
     writer.write(string: store)
     writer.append(#","from":"#)
@@ -178,7 +194,10 @@ struct PatchNotice: Sendable {
     writer.append(#","to":"#)
     writer.write(unsigned: to)
     writer.append(#","patch":"#)
-    try writer.write(array: operations)
+  }
+
+  /// The line after its operations.
+  func writeTail(to writer: inout JSONWriter) throws(JSONWriteError) {
     switch cause {
     case .some(.integer(let id)):
       writer.append(#","cause":"#)

@@ -59,4 +59,15 @@ extension OutputBuffer {
     queue.append([.streamed(id: id, text: text, barriers: barriers)]) { coalescer.compact(&$0) }
     return .success(text)
   }
+
+  /// The line of a patch written while it is sent (``Connection/streamPatch(_:)``), queued
+  /// behind this turn's lines, which are committed first, as for a streamed response. It goes
+  /// out whether or not its store's change could be saved, as every patch does (the change was
+  /// made, in memory).
+  func streamedPatchLine(of store: String) -> StreamedText {
+    commit()
+    let text = StreamedText(budget: queue)
+    queue.append([.streamed(id: nil, text: text, barriers: [store])]) { coalescer.compact(&$0) }
+    return text
+  }
 }

@@ -230,12 +230,13 @@ final class StdoutWriter: Sendable {
     pending.estimate += left
   }
 
-  /// A response written while it is sent (``StreamedText``): each piece goes out as the state
-  /// actor hands it on, so its text is never whole here. The head goes out with the first
-  /// piece, so a text that fails before any piece is answered by its replacement alone; one
-  /// that fails later has begun a line that cannot be taken back: the line ends where it was
-  /// cut (no parser accepts it), and the replacement follows on a line of its own.
-  private func stream(_ text: StreamedText, id: JSON, estimate: Int, into pending: inout Pending) {
+  /// A line written while it is sent (``StreamedText``): each piece goes out as the state
+  /// actor hands it on, so its text is never whole here. A response's head (`id`; a patch's
+  /// text is its whole line) goes out with the first piece, so a text that fails before any
+  /// piece is answered by its replacement alone; one that fails later has begun a line that
+  /// cannot be taken back: the line ends where it was cut (no parser accepts it), and the
+  /// replacement follows on a line of its own (a patch has none).
+  private func stream(_ text: StreamedText, id: JSON?, estimate: Int, into pending: inout Pending) {
     if pipeCapacity > 0 { cposix_widen_pipe(fd, 1 << 20) }
     pending.estimate += estimate
     var started = false
@@ -244,7 +245,7 @@ final class StdoutWriter: Sendable {
       for piece in pieces {
         if !started {
           started = true
-          writeHead(id: id, to: &pending.bytes)
+          if let id { writeHead(id: id, to: &pending.bytes) }
           flush(&pending)
         }
         send(piece, pending: &pending)
@@ -253,11 +254,14 @@ final class StdoutWriter: Sendable {
       case nil:
         continue
       case .finished:
-        if !started { writeHead(id: id, to: &pending.bytes) }
-        pending.bytes.append("}\n")
+        if let id {
+          if !started { writeHead(id: id, to: &pending.bytes) }
+          pending.bytes.append(UInt8(ascii: "}"))
+        }
+        pending.bytes.append(0x0A)
       case .failed(let replacement):
         if started { pending.bytes.append(0x0A) }
-        encode(replacement, into: &pending.bytes)
+        if let replacement { encode(replacement, into: &pending.bytes) }
       }
       if pending.bytes.count >= Self.chunkBytes { flush(&pending) }
       return

@@ -21,8 +21,9 @@ final class StreamedText: @unchecked Sendable {
     /// The whole result was written.
     case finished
     /// Writing it failed; `replacement` is the line that answers the request instead (the
-    /// result as a JSON value, or the error that says why it cannot be written).
-    case failed(replacement: Outgoing)
+    /// result as a JSON value, or the error that says why it cannot be written); nil for a
+    /// notification, which answers nothing (the failure is logged).
+    case failed(replacement: Outgoing?)
   }
 
   /// `budget`: the queue whose output budget counts the pieces until the writer has them.

@@ -76,8 +76,12 @@ import Testing
       let leftOut = store(threshold: 0)
       var wholePatches: [[JSON]] = []
       var leftOutPatches: [[JSON]] = []
+      var held = 0
       whole.observer = { wholePatches.append($0.patch) }
-      leftOut.observer = { leftOutPatches.append($0.patch) }
+      leftOut.observer = { publication in
+        held += Self.checkHeld(publication)
+        leftOutPatches.append((try? publication.filled()) ?? publication.patch)
+      }
       var document = leftOut.published
       var generator = SplitMix(seed: seed &+ 100)
       var versionGap: UInt64 = 0
@@ -121,7 +125,24 @@ import Testing
         #expect(
           twoThreads.withUnsafeBytes { Array($0) } == batched.withUnsafeBytes { Array($0) })
       }
+      #expect(held > 0, "the actions replaced the left-out array whole")
     }
+  }
+
+  /// Checks a publication's held values (`HeldValue`): each stands for an operation without a
+  /// value, and its text is its encoding. Returns how many it holds.
+  private static func checkHeld(_ publication: Publication) -> Int {
+    guard let held = publication.held else { return 0 }
+    for value in held {
+      #expect(HeldValue.isHeld(publication.patch[value.operation]))
+      #expect(publication.patch[value.operation]["path"]?.stringValue == value.path.description)
+      var writer = JSONWriter()
+      #expect(throws: Never.self) { try value.write(to: &writer) }
+      let text = writer.withUnsafeBytes { Array($0) }
+      #expect((try? JSON(parsing: text)) == (try? value.encoded()))
+    }
+    #expect(publication.patch.filter(HeldValue.isHeld).count == held.count)
+    return held.count
   }
 
   /// `state/get` with a path, the coalescer's and a subscription's lookups: one element
@@ -148,22 +169,37 @@ import Testing
   @Test func pastViewsAndRewindsAreThoseOfTheWholeJSON() throws {
     let store = store(threshold: 0, history: true)
     var views: [UInt64: JSON] = [0: store.published]
+    // Each version's patch as it was sent, to compare with history's entries, which keep a held
+    // value's place only (and encode it from the view at their version when read).
+    var sent: [UInt64: [JSON]] = [:]
+    var held = 0
+    store.observer = { publication in
+      held += Self.checkHeld(publication)
+      sent[publication.to] = (try? publication.filled()) ?? publication.patch
+    }
     for action in randomActions(seed: 7, count: 300) {
       store.send(action)
       views[store.version] = try JSONValueEncoder().encode(Shelf().view(of: store.state))
     }
+    #expect(held > 0, "the actions replaced the left-out array whole")
     let first = try #require(store.firstHeldVersion)
     for version in first...store.version {
       #expect(try store.published(at: version) == views[version], "version \(version)")
+    }
+    let entries = store.historyEntries(since: nil, limit: 1000)
+    #expect(entries.count > 100)
+    for entry in entries where entry.version > 0 && !entry.patch.isEmpty {
+      #expect(entry.patch == sent[entry.version], "entry at version \(entry.version)")
     }
     // Rewinds, each one a new version whose view is the old one's.
     var generator = SplitMix(seed: 9)
     for _ in 0..<5 {
       let target = first + generator.next() % (store.version - first + 1)
       var patches: [[JSON]] = []
-      store.observer = { patches.append($0.patch) }
+      store.observer = { patches.append((try? $0.filled()) ?? $0.patch) }
       var document = store.published
       try store.rewind(to: target, cause: nil)
+      #expect(store.historyEntries(since: store.version - 1, limit: 1).last?.patch == patches.last)
       for patch in patches { try JSONPatch(json: .array(patch)).apply(to: &document) }
       #expect(store.published == views[target], "rewind to \(target)")
       #expect(document == views[target], "rewind to \(target)")
@@ -241,12 +277,18 @@ import Testing
   /// elision, the same state patches and the state itself when asked.
   @Test func theJournalOfAPrivateStateIsTheWholeJSONs() async throws {
     let store = store(threshold: 0)
-    store.journalState()
+    ArrayElision.$threshold.withValue(0) { store.journalState() }
     var document = store.journaledState
+    var wholeStates = 0
     for (number, action) in randomActions(seed: 11, count: 300).enumerated() {
       store.send(action)
-      let patch = store.takeStatePatch()
-      try JSONPatch(json: .array(patch)).apply(to: &document)
+      if let patch = store.takeStatePatch() {
+        try JSONPatch(json: .array(patch)).apply(to: &document)
+      } else {
+        // A large array replaced whole: the journal writes the whole state instead.
+        wholeStates += 1
+        document = store.journaledState
+      }
       let expected = try JSONValueEncoder().encode(store.state)
       #expect(document == expected, "after \(action)")
       #expect(store.journaledState == expected, "after \(action)")
@@ -270,5 +312,6 @@ import Testing
       _ = store.takeStatePatch()
       document = store.journaledState
     }
+    #expect(wholeStates > 0, "the actions reset the array")
   }
 }

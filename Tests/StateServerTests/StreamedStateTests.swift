@@ -30,6 +30,8 @@ private struct Rows: Feature {
   enum Action: Codable, Equatable, Sendable {
     case edit(id: String, text: String)
     case title(String)
+    /// Replaces the rows whole: their log cannot say what moved.
+    case reverse
   }
   static let name = "rows"
   var initialState: State { State() }
@@ -37,6 +39,7 @@ private struct Rows: Feature {
     switch action {
     case .edit(let id, let text): state.rows[id: id]?.text = text
     case .title(let title): state.title = title
+    case .reverse: state.rows = IdentifiedArray(state.rows.reversed())
     }
     return .none
   }
@@ -204,6 +207,64 @@ private struct Rows: Feature {
     try saboteur.execute("DROP TRIGGER refuse")
     let saved = try send(request(4, "state/get", ["store": "r"]), to: connection, queue)
     #expect(saved[0].1 && saved[0].0["result"]?["state"]?["rows"]?[7]?["text"] == "lost")
+  }
+
+  /// A large array replaced whole (an action, a rewind) reaches the client as one `replace`
+  /// whose value is written from the state while the line is sent (`HeldValue`,
+  /// `Connection.streamPatch`): a mirror that applies it has the state; history's entry has the
+  /// value too; a persisted store saves the whole state, and a restart restores it.
+  @Test func aLargeArrayReplacedWholeIsPatchedFromText() throws {
+    let directory = temporaryStateDirectory()
+    defer { remove(directory) }
+    let persistence = Persistence(stateDirectory: directory, warn: { _ in })
+    let registry = StoreRegistry(features: [Rows().descriptor()], persistence: persistence)
+    let queue = OutputQueue(maxMessages: 1000)
+    let connection = Connection(
+      registry: registry, output: queue, options: ServerOptions(), log: Log(level: .error))
+    let opened = try send(
+      request(
+        1, "store/open",
+        ["feature": "rows", "store": "r", "persist": true, "state": ["rows": rows(2_500)]]),
+      to: connection, queue)
+    var mirror = try #require(opened[0].0["result"]?["state"])
+    _ = try send(request(2, "state/subscribe", ["store": "r"]), to: connection, queue)
+    /// Applies the patches among `lines` to the mirror; returns the streamed ones.
+    func follow(_ lines: [(JSON, Bool)]) throws -> [JSON] {
+      var streamed: [JSON] = []
+      for (line, fromText) in lines where line["method"] == "state/patch" {
+        try JSONPatch(json: line["params"]?["patch"] ?? .null).apply(to: &mirror)
+        if fromText { streamed.append(line) }
+      }
+      return streamed
+    }
+    let reversed = try follow(
+      send(
+        request(3, "dispatch", ["store": "r", "action": ["type": "reverse"]]), to: connection,
+        queue))
+    #expect(reversed.count == 1)
+    #expect(reversed.first?["params"]?["patch"]?[0]?["path"] == "/rows")
+    #expect(reversed.first?["params"]?["patch"]?[0]?["value"]?[0]?["id"] == "r2499")
+    #expect(reversed.first?["params"]?["from"] == 0 && reversed.first?["params"]?["to"] == 1)
+    let state = try send(request(4, "state/get", ["store": "r"]), to: connection, queue)
+    #expect(state[0].0["result"]?["state"] == mirror)
+    // History keeps the entry's patch with its value (encoded when read).
+    let entries = try send(request(5, "history/get", ["store": "r"]), to: connection, queue)
+    let last = entries[0].0["result"]?["entries"]?.arrayValue?.last
+    #expect(last?["patch"] == reversed.first?["params"]?["patch"])
+    // The change was saved as a whole state, which a restart restores.
+    let database = SnapshotDatabase(directory: directory, warn: { _ in })
+    #expect(try database.journalCount(store: "r") == 0)
+    let restored = Persistence(stateDirectory: directory, warn: { _ in }).restore(
+      storeID: "r", feature: "rows", schemaVersion: 1)
+    #expect(restored?.version == 1)
+    #expect(restored?.state["rows"]?[0]?["id"] == "r2499")
+    // A rewind replaces the rows whole too.
+    let rewound = try follow(
+      send(request(6, "store/rewind", ["store": "r", "version": 0]), to: connection, queue))
+    #expect(rewound.count == 1)
+    #expect(mirror == ["title": "rows", "rows": rows(2_500)])
+    let again = try send(request(7, "state/get", ["store": "r"]), to: connection, queue)
+    #expect(again[0].0["result"]?["state"] == mirror)
   }
 
   @Test func aSmallViewIsAnsweredAsBefore() throws {

@@ -57,7 +57,7 @@ extension Store {
     publish(cause: context.cause, keeping: &patch, &events)
     let origin = HistoryEntry.Origin(
       request: context.cause, action: fromEffect ? context.origin : nil)
-    let returned = returningPatch ? patch : []
+    let returned = returningPatch ? filled(patch, publishedAt: version) : []
     keep(
       HistoryLog.Item(
         seq: seq, kind: .action, version: version, payload: action, origin: origin,
@@ -141,13 +141,39 @@ extension Store {
     return same(payload)
   }
 
+  /// `patch`, published at `version`, with each value it left to the state (`HeldValue`: a
+  /// large array replaced whole, which history keeps without its value) encoded from the view
+  /// at that version: the patch as it was sent. The patch itself when it holds no such value.
+  func filled(_ patch: [JSON], publishedAt version: UInt64) -> [JSON] {
+    guard patch.contains(where: HeldValue.isHeld) else { return patch }
+    let value: (JSONPointer) -> JSON?
+    if version == self.version {
+      value = { self.publishedValue(at: $0) }
+    } else if let past = try? pastView(at: version) {
+      value = { past.value(at: $0) }
+    } else if let whole = try? published(at: version) {
+      value = { $0.value(in: whole) }
+    } else {
+      return patch
+    }
+    var filled = patch
+    for (index, operation) in patch.enumerated() where HeldValue.isHeld(operation) {
+      guard let text = operation["path"]?.stringValue,
+        let path = try? JSONPointer(parsing: text), let found = value(path)
+      else { continue }
+      filled[index] = HeldValue.filling(operation, with: found)
+    }
+    return filled
+  }
+
   /// The public form of an item; the action is encoded only when someone reads it.
   func entry(_ item: HistoryLog.Item) -> HistoryEntry {
     let action = item.kind == .action ? Self.action(in: item.payload) : nil
     return HistoryEntry(
       store: id, seq: item.seq, kind: item.kind, version: item.version,
       action: { action.flatMap { try? WireFormat.encode($0) } }, origin: item.origin,
-      patch: item.patch, events: item.events, at: item.at, duration: item.duration,
+      patch: filled(item.patch, publishedAt: item.version), events: item.events, at: item.at,
+      duration: item.duration,
       effects: item.effects, skipped: item.skipped)
   }
 

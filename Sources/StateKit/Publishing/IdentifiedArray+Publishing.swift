@@ -90,22 +90,27 @@ extension IdentifiedArray where Element: Encodable {
   /// Publishes the whole array (its log does not reach back, or it was reset), and decides
   /// whether the publisher keeps its elements (`ArrayElision`). When the clients hold elements
   /// the publisher does not (`wasLeftOut`), the array is replaced whole (there is no old JSON
-  /// to diff against) and its reversal cannot be recorded; otherwise diffed locally as before.
+  /// to diff against) and its reversal cannot be recorded; when it stays left out, that whole
+  /// value is never encoded here: the patch is written with it from the state (`HeldValue`).
+  /// Otherwise diffed locally as before.
   private func publishWhole(
     into walk: PatchWalk, at path: JSONPointer, old: JSON?, wasLeftOut: Bool
   ) throws {
-    let new = try walk.encoder.encode(self)
     let leavesOut = count >= walk.elisionThreshold
+    if wasLeftOut && leavesOut {
+      // The kept JSON already holds an empty array here, and the clients get the elements
+      // written from the state (`PatchWalk.hold`).
+      walk.invalidateMarks(under: path)
+      walk.markReversalIncomplete()
+      walk.hold(count, at: path)
+      walk.mark(path, ArrayMark(revision: revision, elidedCount: count))
+      return
+    }
+    let new = try walk.encoder.encode(self)
     if wasLeftOut {
       walk.invalidateMarks(under: path)
       walk.markReversalIncomplete()
-      if leavesOut {
-        // The kept JSON already holds an empty array here.
-        walk.append(.replace(path: path, value: new))
-        walk.clientOnly(from: walk.operationCount - 1)
-      } else {
-        walk.append(.replace(path: path, value: new))
-      }
+      walk.append(.replace(path: path, value: new))
     } else if leavesOut {
       let start = walk.operationCount
       walk.replace(at: path, old: old, with: new)

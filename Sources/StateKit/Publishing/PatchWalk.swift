@@ -29,6 +29,16 @@ final class PatchWalk {
     var keptEdits: [JSONPatch.Operation] = []
     /// What takes the client-only operations back.
     var reversal = JSONPatchReversal()
+    /// Client-only operations whose value the walk did not encode (`hold(_:at:)`).
+    var held: [HeldPlace] = []
+  }
+
+  /// Where a left-out array replaced whole lies in the walk's operations: its value is left to
+  /// the state (`HeldValue`).
+  struct HeldPlace {
+    var operation: Int
+    var path: JSONPointer
+    var count: Int
   }
   let encoder = JSONValueEncoder()
   /// An updated `IdentifiedArray` element is replaced whole instead of diffed field by field:
@@ -293,7 +303,20 @@ final class PatchWalk {
 
   var operationCount: Int { operations.count }
 
-  func dropOperations(from start: Int) { operations.removeSubrange(start...) }
+  func dropOperations(from start: Int) {
+    operations.removeSubrange(start...)
+    if elision?.held.isEmpty == false { elision?.held.removeAll { $0.operation >= start } }
+  }
+
+  /// Replaces the array of `count` elements at `path` whole, for the clients only, without
+  /// encoding it: the operation's value is left to the state, which writes it as text when the
+  /// patch is written (`HeldValue`), never as a tree of its elements next to them.
+  func hold(_ count: Int, at path: JSONPointer) {
+    let start = operations.count
+    operations.append(.replace(path: path, value: .null))
+    clientOnly(from: start)
+    elision?.held.append(HeldPlace(operation: start, path: path, count: count))
+  }
 
   func mark(_ path: JSONPointer, _ mark: ArrayMark) { marks[path] = mark }
 
@@ -313,6 +336,7 @@ final class PatchWalk {
     guard elision != nil else { return }
     elision?.clientOnly.removeAll { $0.lowerBound >= start }
     elision?.keptEdits.removeSubrange(keptEdits...)
+    elision?.held.removeAll { $0.operation >= start }
   }
 
   /// Makes the operations from `start` on client-only: inside an array the kept JSON holds

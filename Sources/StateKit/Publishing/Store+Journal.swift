@@ -19,8 +19,10 @@ public protocol JournaledStore: AnyStore {
   var publishesStatePatches: Bool { get }
 
   /// The private state's change since the last walk, as RFC 6902 operations, in one walk;
-  /// empty when the publications carry it.
-  func takeStatePatch() -> [JSON]
+  /// empty when the publications carry it; nil when the change is best written as the whole
+  /// state (a large array replaced whole: `writeJournaledState(to:)` writes it as text, where a
+  /// patch would hold a tree of its elements).
+  func takeStatePatch() -> [JSON]?
 
   /// The private state as JSON, as of the last walk: shared rather than encoded (O(1)) once
   /// `journalState()` was called, but for the elements of a large `IdentifiedArray`, which
@@ -116,19 +118,22 @@ extension Store: JournaledStore {
     }
   }
 
-  public func takeStatePatch() -> [JSON] {
-    walkState() ?? []
+  public func takeStatePatch() -> [JSON]? {
+    walkState(wholeIfHeld: true) ?? []
   }
 
-  /// The private state's patch for the publication under way: the view's when they are one;
-  /// for a separate state, a walk when the view did not change (only a walk can tell whether
-  /// the private state did), else `nil` and the change is owed (bounded, see above).
-  func journalStatePatch(viewPatch: [JSON]) -> [JSON]? {
+  /// The private state's patch for the publication under way: the view's when they are one
+  /// (nil when it leaves a value to the state, `viewHeld`: the journal then writes the whole
+  /// state); for a separate state, a walk when the view did not change (only a walk can tell
+  /// whether the private state did), else `nil` and the change is owed (bounded, see above).
+  func journalStatePatch(viewPatch: [JSON], viewHeld: Bool) -> [JSON]? {
     guard let owed = owedActions else {
-      if case .sameAsView? = stateJournal { return viewPatch }
+      if case .sameAsView? = stateJournal { return viewHeld ? nil : viewPatch }
       return nil
     }
-    if viewPatch.isEmpty || owed >= Self.maximumOwedActions { return walkState() }
+    if viewPatch.isEmpty || owed >= Self.maximumOwedActions {
+      return walkState(wholeIfHeld: false) ?? nil
+    }
     // Counted without a second reference to the publisher's JSON ever being alive while it
     // is edited (a bound payload in scope during `walkState` copied all 100,000 notes).
     if case .own(let publisher, _)? = stateJournal.take() {
@@ -143,8 +148,10 @@ extension Store: JournaledStore {
     return nil
   }
 
-  /// Walks the private state against its JSON; `nil` unless it has one of its own.
-  private func walkState() -> [JSON]? {
+  /// Walks the private state against its JSON; `nil` unless it has one of its own. A walk that
+  /// leaves a value to the state (`HeldValue`) gives `.some(nil)` when `wholeIfHeld` (the journal
+  /// writes the whole state instead), else the patch with that value encoded.
+  private func walkState(wholeIfHeld: Bool) -> [JSON]?? {
     // Moved out, not copied: the publisher must own its JSON uniquely to apply the patch in
     // place. A second reference (a `switch` over the stored property binding its payload)
     // made every action copy the whole array of 100,000 notes.
@@ -154,8 +161,16 @@ extension Store: JournaledStore {
       stateJournal = .sameAsView
       return nil
     case .own(var publisher, _):
-      let patch = publisher.update(to: state)
+      var patch = publisher.update(to: state)
+      let held = publisher.takeHeld()
       stateJournal = .own(publisher, owed: 0)
+      guard !held.isEmpty else { return patch }
+      if wholeIfHeld { return .some(nil) }
+      for place in held {
+        let value = HeldValue(place, in: state)
+        guard let encoded = try? value.encoded() else { return .some(nil) }
+        patch[place.operation] = HeldValue.filling(patch[place.operation], with: encoded)
+      }
       return patch
     }
   }

@@ -100,11 +100,20 @@ struct ViewText<View: Encodable> {
   private func writeElements(
     ofArrayAt path: JSONPointer, to writer: inout JSONWriter, batch: Batches
   ) throws {
+    try Self.writeArray(
+      at: path, of: view, to: &writer, batch: batch.size, twoThreadsFrom: batch.twoThreadsFrom)
+  }
+
+  /// Writes the `IdentifiedArray` at `path` in `view` as text, its elements a batch at a time,
+  /// on two threads from `twoThreadsFrom` elements on (`ElementPipeline`).
+  static func writeArray(
+    at path: JSONPointer, of view: View, to writer: inout JSONWriter,
+    batch: Int = writtenBatch, twoThreadsFrom twoThreads: Int = twoThreadsFrom
+  ) throws {
     writer.append(UInt8(ascii: "["))
     if let text = try ArrayLocator.elementText(ofArrayAt: path, in: view) {
-      if text.count >= batch.twoThreadsFrom {
-        try ElementPipeline.write(
-          text, batch: batch.size, window: Self.pipelineWindow, to: &writer)
+      if text.count >= twoThreads {
+        try ElementPipeline.write(text, batch: max(batch, 1), window: pipelineWindow, to: &writer)
       } else {
         try text.write(0..<text.count, to: &writer)
       }

@@ -57,6 +57,8 @@ struct ViewPublisher<View: Encodable & Equatable> {
   }
   /// What takes the updates since the last `takeReversal()` back.
   private var reversal = JSONPatchReversal()
+  /// The last update's operations whose value is left to the state (`takeHeld()`).
+  private var held: [PatchWalk.HeldPlace] = []
 
   init(
     _ view: View, replacesUpdatedElements: Bool = false,
@@ -141,6 +143,7 @@ struct ViewPublisher<View: Encodable & Equatable> {
   mutating func update(to view: View) -> [JSON] {
     if let lastView, lastView == view { return [] }
     lastView = nil
+    if !held.isEmpty { held = [] }
     var patch: JSONPatch
     do {
       patch = try walk(to: view)
@@ -170,8 +173,29 @@ struct ViewPublisher<View: Encodable & Equatable> {
       report("internal: a view patch did not apply (\(error)); publishing the whole view")
       return replaceAll(with: view)
     }
-    return wireForms(of: &patch.operations)
+    guard let places = elision?.held, !places.isEmpty else {
+      return wireForms(of: &patch.operations)
+    }
+    var wire = wireForms(of: &patch.operations)
+    for place in places {
+      guard case .object(var operation) = wire[place.operation] else { continue }
+      operation["value"] = nil
+      wire[place.operation] = .object(operation)
+    }
+    held = places
+    return wire
   }
+
+  /// The operations of the last update whose value it left to the state (`HeldValue`), moved
+  /// out: the update's patch has each without its value.
+  mutating func takeHeld() -> [PatchWalk.HeldPlace] {
+    var taken: [PatchWalk.HeldPlace] = []
+    swap(&taken, &held)
+    return taken
+  }
+
+  /// Whether the last update left a value to the state (`takeHeld()`).
+  var holdsValues: Bool { !held.isEmpty }
 
   /// Applies the operations the kept JSON can take (not those inside a left-out array), and its
   /// own edits; records the reversal of the client-only operations from what the walk gave.

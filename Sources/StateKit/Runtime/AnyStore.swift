@@ -101,6 +101,10 @@ public struct Publication: Sendable {
   /// `JournaledStore.takeStatePatch()`). A store whose private state changed without its view
   /// changing publishes with `from == to` and this set.
   public var statePatch: [JSON]?
+  /// The values of `patch`'s operations that stand without one: a large array replaced whole,
+  /// written from the state when the patch is (`HeldValue`). `nil` almost always. Valid only
+  /// while the observer runs: the state moves on after it.
+  public var held: [HeldValue]?
   /// Holds nothing (it takes no space): it makes the memberwise initializer, which the public
   /// one below calls, differ from it, so that both can exist. A publication made by an
   /// initializer of its own, field by field, was copied whole and the original destroyed (a
@@ -113,11 +117,11 @@ extension Publication {
   /// A publication of `store`'s change from version `from` to `to`.
   public init(
     store: String, from: UInt64, to: UInt64, patch: [JSON], events: [JSON], cause: JSON?,
-    statePatch: [JSON]? = nil
+    statePatch: [JSON]? = nil, held: [HeldValue]? = nil
   ) {
     self.init(
       store: store, from: from, to: to, patch: patch, events: events, cause: cause,
-      statePatch: statePatch, memberwise: ())
+      statePatch: statePatch, held: held, memberwise: ())
   }
 }
 

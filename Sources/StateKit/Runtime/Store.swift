@@ -364,10 +364,11 @@ public final class Store<F: Feature>: AnyStore {
     var patch: [JSON] = []
     var events: [JSON] = []
     var statePatch: [JSON]?
-    guard let from = prepare(&patch, &events, &statePatch) else { return nil }
+    var held: [HeldValue]?
+    guard let from = prepare(&patch, &events, &statePatch, &held) else { return nil }
     let publication = Publication(
       store: id, from: from, to: version, patch: patch, events: events, cause: cause,
-      statePatch: statePatch)
+      statePatch: statePatch, held: held)
     observer?(publication)
     return publication
   }
@@ -377,10 +378,11 @@ public final class Store<F: Feature>: AnyStore {
   /// publication cost a copy of it, a retain and a release per reference it holds.)
   func publish(cause: JSON?, keeping patch: inout [JSON], _ events: inout [JSON]) {
     var statePatch: [JSON]?
-    guard let from = prepare(&patch, &events, &statePatch) else { return }
+    var held: [HeldValue]?
+    guard let from = prepare(&patch, &events, &statePatch, &held) else { return }
     var publication = Publication(
       store: id, from: from, to: version, patch: [], events: [], cause: cause,
-      statePatch: statePatch)
+      statePatch: statePatch, held: held)
     swap(&patch, &publication.patch)
     swap(&events, &publication.events)
     observer?(publication)
@@ -392,11 +394,13 @@ public final class Store<F: Feature>: AnyStore {
   /// copied and emptied) and, when journaling, the state's patch; raises the version when the
   /// view changed and returns the version before, or nil when there is nothing to publish.
   private func prepare(
-    _ patch: inout [JSON], _ events: inout [JSON], _ statePatch: inout [JSON]?
+    _ patch: inout [JSON], _ events: inout [JSON], _ statePatch: inout [JSON]?,
+    _ held: inout [HeldValue]?
   ) -> UInt64? {
     patch = publisher.update(to: feature.view(of: state))
     if publisher.problem != nil { reportPublisherProblem() }
-    if journals { statePatch = journalStatePatch(viewPatch: patch) }
+    if publisher.holdsValues { held = heldValues() }
+    if journals { statePatch = journalStatePatch(viewPatch: patch, viewHeld: held != nil) }
     guard !patch.isEmpty || !pendingEvents.isEmpty || statePatch?.isEmpty == false else {
       return nil
     }
@@ -404,6 +408,14 @@ public final class Store<F: Feature>: AnyStore {
     if !patch.isEmpty { version += 1 }
     if !pendingEvents.isEmpty { swap(&events, &pendingEvents) }
     return from
+  }
+
+  /// The values the last update left to the state (`HeldValue`), read from the view now; apart,
+  /// so that the usual path never makes the view a second time.
+  @inline(never)
+  private func heldValues() -> [HeldValue] {
+    let view = feature.view(of: state)
+    return publisher.takeHeld().map { HeldValue($0, in: view) }
   }
 
   /// Reports (and clears) the publisher's problem; apart, so that the usual path does not

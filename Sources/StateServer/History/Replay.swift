@@ -104,7 +104,14 @@ public enum Replay {
           throw Refusal("line \(number): the recorded state of '\(id)' does not decode: \(error)")
         }
         store.startHistory(limit: max(1, historyLimit), sink: nil)
-        store.observer = { latest.publications[$0.store] = $0 }
+        store.observer = { publication in
+          // Compared with the recorded patch, which holds every value: a held one is encoded
+          // (`HeldValue`), and not kept past the state's next change.
+          var kept = publication
+          kept.patch = (try? publication.filled()) ?? publication.patch
+          kept.held = nil
+          latest.publications[publication.store] = kept
+        }
         stores[id] = store
         opened += 1
         if store.version != UInt64(version) {

@@ -78,8 +78,9 @@ struct StoreJournal {
     if !needsSnapshot { owesWalk = true }
   }
 
-  /// The owed patch, walked at commit time: one walk for every change since the last.
-  mutating func settleOwed(_ patch: [JSON]) {
+  /// The owed patch, walked at commit time: one walk for every change since the last (nil: the
+  /// store asks for a whole snapshot instead, `JournaledStore.takeStatePatch()`).
+  mutating func settleOwed(_ patch: [JSON]?) {
     owesWalk = false
     record(patch, version: pendingVersion)
   }
