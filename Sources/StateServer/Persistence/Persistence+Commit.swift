@@ -142,9 +142,16 @@ extension Persistence {
       return String(decoding: try store.snapshot.serialized(), as: UTF8.self)
     }
     // Written as text, a large array's elements a batch at a time: no JSON tree of the state.
+    // The writer hands each megabyte on to the text, so that the text is the one copy of the
+    // state's JSON (the writer's whole buffer, then a `String` made from it, were two).
+    let piece = 1 << 20
+    var text = ""
     var writer = JSONWriter(capacity: 1 << 16)
-    try journaled.writeJournaledState(to: &writer)
-    return writer.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+    try writer.write(handingOnAt: piece, to: { text += String(decoding: $0, as: UTF8.self) }) {
+      try journaled.writeJournaledState(to: &$0)
+    }
+    writer.withUnsafeBytes { text += String(decoding: $0, as: UTF8.self) }
+    return text
   }
 
   /// Commits the store's last changes, then stops persisting it (`store/close`).

@@ -4,9 +4,8 @@ import CSQLite
   import Glibc
 #endif
 
-/// SQLite's `SQLITE_TRANSIENT` (a destructor of -1: "copy the bytes now"), which does not
-/// import into Swift because it is a macro casting an integer to a function pointer.
-let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+/// SQLite's `SQLITE_STATIC` (no destructor: "the bytes stay where they are while bound").
+let sqliteStatic: sqlite3_destructor_type? = nil
 
 /// A failed SQLite call: its result code and SQLite's own message.
 struct SQLiteError: Error, CustomStringConvertible {
@@ -82,39 +81,66 @@ final class SQLiteConnection {
     let prepared = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
     guard prepared == SQLITE_OK, let statement else { throw error(prepared) }
     defer { sqlite3_finalize(statement) }
-    for (offset, value) in bindings.enumerated() {
-      let index = Int32(offset + 1)
-      let code: Int32
-      switch value {
-      case .null: code = sqlite3_bind_null(statement, index)
-      case .integer(let i): code = sqlite3_bind_int64(statement, index, i)
-      case .real(let d): code = sqlite3_bind_double(statement, index, d)
-      case .text(let s):
-        // With its byte count, not -1 (up to the first NUL): an id may contain U+0000, and
-        // "a\0b" and "a\0c" must stay two rows. Bound from the string's own bytes (SQLite
-        // copies them): a journal row's patch is not copied once more on the way.
-        var text = s
-        code = text.withUTF8 { bytes in
-          bind(statement, index, bytes) { statement, index, base, count in
-            sqlite3_bind_text64(
-              statement, index, base, sqlite3_uint64(count), sqliteTransient, UInt8(SQLITE_UTF8))
-          }
-        }
-      case .blob(let b):
-        code = b.withUnsafeBufferPointer { bytes in
-          bind(statement, index, bytes) { statement, index, base, count in
-            sqlite3_bind_blob64(statement, index, base, sqlite3_uint64(count), sqliteTransient)
-          }
-        }
+    try bind(bindings, from: 0, to: statement) { () throws(SQLiteError) in
+      // The bound bytes are let go after this: SQLite must not hold them past it.
+      defer {
+        sqlite3_reset(statement)
+        sqlite3_clear_bindings(statement)
       }
-      guard code == SQLITE_OK else { throw error(code) }
+      while true {
+        let code = sqlite3_step(statement)
+        if code == SQLITE_DONE { return }
+        guard code == SQLITE_ROW else { throw error(code) }
+        try body(SQLiteRow(statement: statement))
+      }
     }
-    while true {
-      let code = sqlite3_step(statement)
-      if code == SQLITE_DONE { return }
-      guard code == SQLITE_ROW else { throw error(code) }
-      try body(SQLiteRow(statement: statement))
+  }
+
+  /// Binds `bindings[offset...]` to `statement`, then runs `body` while the bytes of every
+  /// bound text and blob are alive where they lie: SQLite reads them in place (`SQLITE_STATIC`)
+  /// instead of copying them, which for the snapshot of a large state was one more copy of all
+  /// of it. Each value's bytes are lent by a closure that `body` runs inside, so they outlive
+  /// every step. With the byte count, not -1 (up to the first NUL): an id may contain U+0000,
+  /// and "a\0b" and "a\0c" must stay two rows.
+  private func bind(
+    _ bindings: [SQLiteValue], from offset: Int, to statement: OpaquePointer,
+    _ body: () throws(SQLiteError) -> Void
+  ) throws(SQLiteError) {
+    guard offset < bindings.count else { return try body() }
+    let index = Int32(offset + 1)
+    func rest() -> Result<Void, SQLiteError> {
+      Result { () throws(SQLiteError) in try bind(bindings, from: offset + 1, to: statement, body) }
     }
+    let outcome: Result<Void, SQLiteError>
+    switch bindings[offset] {
+    case .null: outcome = bound(sqlite3_bind_null(statement, index), then: rest)
+    case .integer(let i): outcome = bound(sqlite3_bind_int64(statement, index, i), then: rest)
+    case .real(let d): outcome = bound(sqlite3_bind_double(statement, index, d), then: rest)
+    case .text(let s):
+      var text = s
+      outcome = text.withUTF8 { bytes in
+        let code = bind(statement, index, bytes) { statement, index, base, count in
+          sqlite3_bind_text64(
+            statement, index, base, sqlite3_uint64(count), sqliteStatic, UInt8(SQLITE_UTF8))
+        }
+        return bound(code, then: rest)
+      }
+    case .blob(let b):
+      outcome = b.withUnsafeBufferPointer { bytes in
+        let code = bind(statement, index, bytes) { statement, index, base, count in
+          sqlite3_bind_blob64(statement, index, base, sqlite3_uint64(count), sqliteStatic)
+        }
+        return bound(code, then: rest)
+      }
+    }
+    try outcome.get()
+  }
+
+  /// `then()` when `code` says the value was bound, else the error.
+  private func bound(
+    _ code: Int32, then: () -> Result<Void, SQLiteError>
+  ) -> Result<Void, SQLiteError> {
+    code == SQLITE_OK ? then() : .failure(error(code))
   }
 
   /// The bytes of `column` in row `rowid` of `table` (a text or a blob), read by SQLite's
