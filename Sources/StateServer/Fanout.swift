@@ -147,11 +147,16 @@ final class Fanout {
     } else {
       // The subscribed value alone, asked of the store only when the subtree changed whole: a
       // view may keep a large array's elements in its typed state only (ArrayElision). A value
-      // the patch left to the state is encoded (`HeldValue`): the part scoped may be inside it.
+      // the patch left to the state (`HeldValue`) is encoded only when the subscribed part lies
+      // inside it; otherwise the scope drops its operation or asks the store for the part.
       let store = store()
+      let patch =
+        publication.held == nil
+        ? publication.patch
+        : publication.readsHeldValue(scopedTo: subscription.path)
+          ? (try? publication.filled()) ?? [] : publication.patchWithHeldAsNull
       operations = Self.scope(
-        publication.held == nil ? publication.patch : (try? publication.filled()) ?? [],
-        to: subscription.path, existedBefore: subscription.exists,
+        patch, to: subscription.path, existedBefore: subscription.exists,
         value: { store.publishedValue(at: subscription.path) })
       subscription.exists = store.hasPublishedValue(at: subscription.path)
     }

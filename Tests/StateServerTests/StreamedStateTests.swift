@@ -267,6 +267,27 @@ private struct Rows: Feature {
     #expect(again[0].0["result"]?["state"] == mirror)
   }
 
+  /// A subscription to one row gets that row of a whole replacement, encoded alone: the held
+  /// value is never encoded for it. One to a part the replacement is inside of gets it whole.
+  @Test func aRowsSubscriberOfAWholeReplacementGetsItsRowAlone() throws {
+    let (connection, queue) = connection()
+    _ = try send(request(1, "initialize", ["subscribe": "none"]), to: connection, queue)
+    _ = try send(
+      request(2, "store/open", ["feature": "rows", "store": "r", "state": ["rows": rows(2_500)]]),
+      to: connection, queue)
+    _ = try send(
+      request(3, "state/subscribe", ["store": "r", "path": "/rows/7"]), to: connection, queue)
+    let before = Rows.Row.encoded.load(ordering: .relaxed)
+    let lines = try send(
+      request(4, "dispatch", ["store": "r", "action": ["type": "reverse"]]), to: connection, queue)
+    #expect(Rows.Row.encoded.load(ordering: .relaxed) - before < 10, "the row alone encoded")
+    let patches = lines.filter { $0.0["method"] == "state/patch" }
+    #expect(patches.count == 1 && !patches[0].1)
+    let row: JSON = ["id": "r2492", "text": .string(text(2492))]
+    #expect(
+      patches.first?.0["params"]?["patch"] == [["op": "replace", "path": "/rows/7", "value": row]])
+  }
+
   @Test func aSmallViewIsAnsweredAsBefore() throws {
     let (connection, queue) = connection()
     let opened = try send(

@@ -92,4 +92,22 @@ extension Publication {
     }
     return operations
   }
+
+  /// The patch with `null` in place of each held value: for a reader that never reads those
+  /// values (one that scopes the patch to a path where a held operation is either outside or
+  /// replaces the path whole, and then asks the store for the value there).
+  public var patchWithHeldAsNull: [JSON] {
+    guard let held, !held.isEmpty else { return patch }
+    var operations = patch
+    for value in held where operations.indices.contains(value.operation) {
+      operations[value.operation] = HeldValue.filling(operations[value.operation], with: .null)
+    }
+    return operations
+  }
+
+  /// Whether a reader of the patch scoped to `path` reads a held value: one inside the part at
+  /// `path` (below it, not at it or above it).
+  public func readsHeldValue(scopedTo path: JSONPointer) -> Bool {
+    held?.contains { path.isProperPrefix(of: $0.path) } ?? false
+  }
 }
