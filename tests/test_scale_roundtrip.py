@@ -61,7 +61,14 @@ def test_a_100k_note_state_round_trips_through_edits_rewinds_and_a_restart(spawn
     assert state_of(client)[1]["notes"][NOTES - 1] == notes[NOTES - 1]
     past = client.request("state/get", {"store": "big", "version": first_version}, timeout=120)
     assert past["state"] == first
+    # The rewind replaces the notes whole: its patch is written from the state while it is
+    # sent (HeldValue), one `replace` carrying every note, before the rewind's answer.
+    patches = []
+    client.add_listener(lambda m: patches.append(m) if m.get("method") == "state/patch"
+                        and m["params"]["store"] == "big" else None)
     client.rewind("big", opened_version, timeout=120)
+    whole = [op for m in patches for op in m["params"]["patch"] if op["path"] == "/notes"]
+    assert whole == [{"op": "replace", "path": "/notes", "value": notes}]
     _, rewound = state_of(client)
     assert rewound["notes"] == notes
 
