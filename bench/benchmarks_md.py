@@ -195,7 +195,7 @@ def headline(out_dir):
         # The first table (the ratios, of the first server) and the targets' table, if any.
         chosen = tables[:1] + [t for t in tables[1:] if t[0].startswith("| target")][:1]
         if chosen:
-            lines += ["bench/scale (open, edit and restart of N notes against Python's "
+            lines += ["bench/scale (open, edit, rewind and restart of N notes against Python's "
                       "`json.loads` and the jansson echo of the same line):", ""]
             for table in chosen:
                 lines += [*table, ""]
