@@ -251,6 +251,26 @@ import Testing
     }
   }
 
+  /// A whole replacement found by the walk the owed actions force (the view changed too): the
+  /// publication leaves the state's patch owed, and the commit's walk asks for the whole state,
+  /// never a patch of the array's tree.
+  @Test func aWholeReplacementInAForcedWalkOwesTheWholeState() throws {
+    let store = store(threshold: 0)
+    ArrayElision.$threshold.withValue(0) { store.journalState() }
+    for n in 0..<20 { store.send(.add(id: "b\(n)", title: "t\(20 - n)", at: nil)) }
+    _ = store.takeStatePatch()
+    var statePatches: [[JSON]?] = []
+    store.observer = { statePatches.append($0.statePatch) }
+    for n in 0..<Store<Shelf>.maximumOwedActions { store.send(.log("l\(n)")) }
+    #expect(statePatches.allSatisfy { $0 == nil }, "owed")
+    statePatches.removeAll()
+    store.send(.sort)
+    #expect(statePatches.count == 1 && statePatches[0] == nil, "the forced walk left it owed")
+    #expect(store.takeStatePatch() == nil, "the whole state")
+    #expect(store.journaledState == (try JSONValueEncoder().encode(store.state)))
+    #expect(store.takeStatePatch() == [], "once")
+  }
+
   /// An edit under a left-out array is taken back from the log: no rebuild from the
   /// checkpoint (its reversal is complete), unless the array was replaced whole.
   @Test func anElementsEditIsTakenBackFromTheLog() throws {

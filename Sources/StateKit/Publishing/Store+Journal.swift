@@ -119,7 +119,10 @@ extension Store: JournaledStore {
   }
 
   public func takeStatePatch() -> [JSON]? {
-    walkState(wholeIfHeld: true) ?? []
+    let walked = walkState(wholeIfHeld: true) ?? []
+    guard journalOwesWholeState else { return walked }
+    journalOwesWholeState = false
+    return nil
   }
 
   /// The private state's patch for the publication under way: the view's when they are one
@@ -132,7 +135,15 @@ extension Store: JournaledStore {
       return nil
     }
     if viewPatch.isEmpty || owed >= Self.maximumOwedActions {
-      return walkState(wholeIfHeld: false) ?? nil
+      // A publication whose view did not change is made only when this walk finds a change, so
+      // that walk gives its patch (a held value encoded into it); one whose view changed may
+      // leave a whole state owed (`journalOwesWholeState`), written by the next commit.
+      let walked = walkState(wholeIfHeld: !viewPatch.isEmpty)
+      if case .some(nil) = walked {
+        journalOwesWholeState = true
+        return nil
+      }
+      return walked ?? nil
     }
     // Counted without a second reference to the publisher's JSON ever being alive while it
     // is edited (a bound payload in scope during `walkState` copied all 100,000 notes).

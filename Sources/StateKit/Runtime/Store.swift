@@ -37,6 +37,9 @@ public final class Store<F: Feature>: AnyStore {
   /// `stateJournal != nil`, asked once per action: asking the optional itself looked up the
   /// generic `Optional<StateJournal<F.State>>` metadata every time in this unspecialized code.
   private var journals = false
+  /// A walk of the private state found a large array replaced whole while the change was owed
+  /// anyway: the next `takeStatePatch()` asks for the whole state (Store+Journal.swift).
+  var journalOwesWholeState = false
   private let publicActions: Set<String>
   /// Payload-free public actions (`{"type": "increment"}`) by name, decoded once: such a wire
   /// object always decodes to the same value, and `Codable` was the largest cost of a
