@@ -150,14 +150,24 @@ final class Fanout {
       // the patch left to the state (`HeldValue`) is encoded only when the subscribed part lies
       // inside it; otherwise the scope drops its operation or asks the store for the part.
       let store = store()
-      let patch =
-        publication.held == nil
-        ? publication.patch
-        : publication.readsHeldValue(scopedTo: subscription.path)
-          ? (try? publication.filled()) ?? [] : publication.patchWithHeldAsNull
-      operations = Self.scope(
-        patch, to: subscription.path, existedBefore: subscription.exists,
-        value: { store.publishedValue(at: subscription.path) })
+      if let whole = publication.held?.first(where: { $0.path == subscription.path }) {
+        // The subscribed part itself was replaced whole: its one operation is the held value's,
+        // sent as the root's is, written from the state.
+        operations = Self.scope(
+          publication.patchWithHeldAsNull, to: subscription.path,
+          existedBefore: subscription.exists, value: { .null }
+        ).map(HeldValue.holding)
+        held = operations.count == 1 ? [whole.placed(at: 0)] : nil
+      } else {
+        let patch =
+          publication.held == nil
+          ? publication.patch
+          : publication.readsHeldValue(scopedTo: subscription.path)
+            ? (try? publication.filled()) ?? [] : publication.patchWithHeldAsNull
+        operations = Self.scope(
+          patch, to: subscription.path, existedBefore: subscription.exists,
+          value: { store.publishedValue(at: subscription.path) })
+      }
       subscription.exists = store.hasPublishedValue(at: subscription.path)
     }
     guard !operations.isEmpty else { return nil }

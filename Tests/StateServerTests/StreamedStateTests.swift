@@ -286,6 +286,20 @@ private struct Rows: Feature {
     let row: JSON = ["id": "r2492", "text": .string(text(2492))]
     #expect(
       patches.first?.0["params"]?["patch"] == [["op": "replace", "path": "/rows/7", "value": row]])
+    // A subscription to the rows themselves gets them written from the state, as the root does.
+    _ = try send(
+      request(5, "state/unsubscribe", ["store": "r", "path": "/rows/7"]), to: connection, queue)
+    _ = try send(
+      request(6, "state/subscribe", ["store": "r", "path": "/rows"]), to: connection, queue)
+    let again = try send(
+      request(7, "dispatch", ["store": "r", "action": ["type": "reverse"]]), to: connection, queue)
+    let whole = again.filter { $0.0["method"] == "state/patch" }
+    #expect(whole.count == 1 && whole[0].1)
+    #expect(
+      whole.first?.0["params"]?["patch"] == [
+        ["op": "replace", "path": "/rows", "value": rows(2_500)]
+      ])
+    #expect(whole.first?.0["params"]?["path"] == "/rows")
   }
 
   @Test func aSmallViewIsAnsweredAsBefore() throws {

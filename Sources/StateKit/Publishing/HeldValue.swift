@@ -76,6 +76,25 @@ public struct HeldValue: Sendable {
     object["value"] = value
     return .object(object)
   }
+
+  /// `operation` without its value: the form a held one has in a patch.
+  public static func holding(_ operation: JSON) -> JSON {
+    guard case .object(var object) = operation else { return operation }
+    object["value"] = nil
+    return .object(object)
+  }
+
+  /// The same value, for the operation at `position` of another patch (a subscription's).
+  public func placed(at position: Int) -> HeldValue {
+    HeldValue(operation: position, path: path, count: count, source: source)
+  }
+
+  private init(operation: Int, path: JSONPointer, count: Int, source: Source) {
+    self.operation = operation
+    self.path = path
+    self.count = count
+    self.source = source
+  }
 }
 
 extension Publication {

@@ -177,11 +177,7 @@ struct ViewPublisher<View: Encodable & Equatable> {
       return wireForms(of: &patch.operations)
     }
     var wire = wireForms(of: &patch.operations)
-    for place in places {
-      guard case .object(var operation) = wire[place.operation] else { continue }
-      operation["value"] = nil
-      wire[place.operation] = .object(operation)
-    }
+    for place in places { wire[place.operation] = HeldValue.holding(wire[place.operation]) }
     held = places
     return wire
   }
