@@ -25,29 +25,35 @@ struct WrittenResult {
 
   /// Writes the result's text into `text` a megabyte at a time, and its end.
   func write(into text: StreamedText, id: JSON) {
-    let piece = 1 << 20
-    var writer = JSONWriter(capacity: piece)
     do {
-      try writer.write(handingOnAt: piece, to: text.append) { writer in
-        writer.append(UInt8(ascii: "{"))
-        for position in 0..<head.count {
-          writer.write(string: head.key(at: position))
-          writer.append(UInt8(ascii: ":"))
-          try writer.write(head.value(at: position))
-          writer.append(UInt8(ascii: ","))
-        }
-        writer.append(#""state":"#)
-        try write(&writer)
-        writer.append(UInt8(ascii: "}"))
+      try text.write { writer in
+        try writer.write(head, appending: "state") { try write(&$0) }
       }
     } catch {
       // What JSON cannot hold (a NaN in the state) is reported as the JSON path reports it:
       // the writer finds the value unwritable and answers with the reason.
       text.end(.failed(replacement: .response(id: id, result: json, barriers: barriers)))
-      return
     }
-    writer.withUnsafeBytes(text.append)
-    text.end(.finished)
+  }
+}
+
+extension JSONWriter {
+  /// Writes `object` with one member more at its end, `key`, whose value `value` writes: an
+  /// object whose largest member is written as text, never held as a value.
+  mutating func write(
+    _ object: JSONObject, appending key: String, _ value: (inout JSONWriter) throws -> Void
+  ) throws {
+    append(UInt8(ascii: "{"))
+    for position in 0..<object.count {
+      write(string: object.key(at: position))
+      append(UInt8(ascii: ":"))
+      try write(object.value(at: position))
+      append(UInt8(ascii: ","))
+    }
+    write(string: key)
+    append(UInt8(ascii: ":"))
+    try value(&self)
+    append(UInt8(ascii: "}"))
   }
 }
 
@@ -107,10 +113,8 @@ extension PatchNotice {
   /// the state again.
   @StateActor
   func write(into text: StreamedText, log: Log) {
-    let piece = 1 << 20
-    var writer = JSONWriter(capacity: piece)
     do {
-      try writer.write(handingOnAt: piece, to: text.append) { writer in
+      try text.write { writer in
         writeHead(to: &writer)
         writer.append(UInt8(ascii: "["))
         for (index, operation) in operations.enumerated() {
@@ -118,16 +122,7 @@ extension PatchNotice {
           if let value = held?.first(where: { $0.operation == index }),
             case .object(let object) = operation
           {
-            writer.append(UInt8(ascii: "{"))
-            for position in 0..<object.count {
-              writer.write(string: object.key(at: position))
-              writer.append(UInt8(ascii: ":"))
-              try writer.write(object.value(at: position))
-              writer.append(UInt8(ascii: ","))
-            }
-            writer.append(#""value":"#)
-            try value.write(to: &writer)
-            writer.append(UInt8(ascii: "}"))
+            try writer.write(object, appending: "value") { try value.write(to: &$0) }
           } else {
             try writer.write(operation)
           }
@@ -138,9 +133,6 @@ extension PatchNotice {
     } catch {
       log.error("cannot write a patch", ["store": store, "reason": "\(error)"])
       text.end(.failed(replacement: nil))
-      return
     }
-    writer.withUnsafeBytes(text.append)
-    text.end(.finished)
   }
 }

@@ -42,6 +42,17 @@ final class StreamedText: @unchecked Sendable {
     condition.unlock()
   }
 
+  /// Writes the text `body` writes (state actor), handing each megabyte on as it is made, and
+  /// ends it. When `body` throws, the text is left unended, for the caller to end with what
+  /// replaces it.
+  func write(_ body: (inout JSONWriter) throws -> Void) throws {
+    let piece = 1 << 20
+    var writer = JSONWriter(capacity: piece)
+    try writer.write(handingOnAt: piece, to: append, body)
+    writer.withUnsafeBytes(append)
+    end(.finished)
+  }
+
   /// The text is complete, or will never be (state actor); nothing is appended after this.
   func end(_ ending: Ending) {
     condition.lock()

@@ -51,8 +51,8 @@ private struct Rows: Feature {
 /// answers to a path, a subscription and a batch.
 @StateActor
 @Suite(.serialized) struct StreamedStateTests {
-  private func connection() -> (Connection, OutputQueue) {
-    let registry = StoreRegistry(features: [Rows().descriptor()], persistence: nil)
+  private func connection(persistence: Persistence? = nil) -> (Connection, OutputQueue) {
+    let registry = StoreRegistry(features: [Rows().descriptor()], persistence: persistence)
     let queue = OutputQueue(maxMessages: 1000)
     let connection = Connection(
       registry: registry, output: queue, options: ServerOptions(), log: Log(level: .error))
@@ -80,6 +80,21 @@ private struct Rows: Feature {
 
   private func request(_ id: Int, _ method: String, _ params: JSON) -> JSON {
     ["jsonrpc": "2.0", "id": .integer(Int64(id)), "method": .string(method), "params": params]
+  }
+
+  /// A connection that persists to `directory`, and the lines answering its `store/open` of a
+  /// persisted store `r` of 2,500 rows.
+  private func persistedRows(
+    in directory: String
+  ) throws -> (Connection, OutputQueue, Persistence, [(JSON, Bool)]) {
+    let persistence = Persistence(stateDirectory: directory, warn: { _ in })
+    let (connection, queue) = connection(persistence: persistence)
+    let opened = try send(
+      request(
+        1, "store/open",
+        ["feature": "rows", "store": "r", "persist": true, "state": ["rows": rows(2_500)]]),
+      to: connection, queue)
+    return (connection, queue, persistence, opened)
   }
 
   /// Rows of about 540 bytes: 2,500 of them are written in two pieces of text.
@@ -171,16 +186,7 @@ private struct Rows: Feature {
   @Test func aLargeViewWhoseStoreCouldNotBeSavedIsAnsweredWithTheError() throws {
     let directory = temporaryStateDirectory()
     defer { remove(directory) }
-    let persistence = Persistence(stateDirectory: directory, warn: { _ in })
-    let registry = StoreRegistry(features: [Rows().descriptor()], persistence: persistence)
-    let queue = OutputQueue(maxMessages: 1000)
-    let connection = Connection(
-      registry: registry, output: queue, options: ServerOptions(), log: Log(level: .error))
-    let opened = try send(
-      request(
-        1, "store/open",
-        ["feature": "rows", "store": "r", "persist": true, "state": ["rows": rows(2_500)]]),
-      to: connection, queue)
+    let (connection, queue, persistence, opened) = try persistedRows(in: directory)
     #expect(opened.count == 1 && opened[0].1 && opened[0].0["result"]?["version"] == 0)
     let saboteur = try SQLiteConnection(path: try #require(persistence.databasePath))
     try saboteur.execute(
@@ -216,16 +222,7 @@ private struct Rows: Feature {
   @Test func aLargeArrayReplacedWholeIsPatchedFromText() throws {
     let directory = temporaryStateDirectory()
     defer { remove(directory) }
-    let persistence = Persistence(stateDirectory: directory, warn: { _ in })
-    let registry = StoreRegistry(features: [Rows().descriptor()], persistence: persistence)
-    let queue = OutputQueue(maxMessages: 1000)
-    let connection = Connection(
-      registry: registry, output: queue, options: ServerOptions(), log: Log(level: .error))
-    let opened = try send(
-      request(
-        1, "store/open",
-        ["feature": "rows", "store": "r", "persist": true, "state": ["rows": rows(2_500)]]),
-      to: connection, queue)
+    let (connection, queue, _, opened) = try persistedRows(in: directory)
     var mirror = try #require(opened[0].0["result"]?["state"])
     _ = try send(request(2, "state/subscribe", ["store": "r"]), to: connection, queue)
     /// Applies the patches among `lines` to the mirror; returns the streamed ones.
