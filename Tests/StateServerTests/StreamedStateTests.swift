@@ -299,6 +299,72 @@ private struct Rows: Feature {
     #expect(whole.first?.0["params"]?["path"] == "/rows")
   }
 
+  /// Random edits, whole replacements, rewinds and skips through a connection: a mirror that
+  /// applies every patch, streamed or not, is the state after each of them.
+  @Test func aMirrorFollowsRandomReplacementsRewindsAndSkips() throws {
+    let (connection, queue) = connection()
+    let opened = try send(
+      request(1, "store/open", ["feature": "rows", "store": "r", "state": ["rows": rows(1_500)]]),
+      to: connection, queue)
+    var mirror = try #require(opened[0].0["result"]?["state"])
+    _ = try send(request(2, "state/subscribe", ["store": "r"]), to: connection, queue)
+    var random: UInt64 = 0x9E37_79B9_7F4A_7C15
+    func next(_ bound: Int) -> Int {
+      random = random &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      return Int((random >> 33) % UInt64(bound))
+    }
+    var streamed = 0
+    var refused = 0
+    var skips = 0
+    for step in 0..<60 {
+      let id = 100 + step
+      let version = try #require(
+        try send(
+          request(id * 10, "state/get", ["store": "r", "path": "/title"]), to: connection, queue
+        )
+        .first?.0["result"]?["version"]?.integerValue)
+      let line: JSON
+      switch next(5) {
+      case 0:
+        line = request(id, "dispatch", ["store": "r", "action": ["type": "reverse"]])
+      case 1 where version > 0:
+        line = request(
+          id, "store/rewind", ["store": "r", "version": .integer(Int64(next(Int(version))))])
+      case 2 where version > 0:
+        line = request(
+          id, "history/skip",
+          ["store": "r", "version": .integer(Int64(1 + next(Int(version)))), "skipped": true])
+      case 3:
+        line = request(
+          id, "dispatch", ["store": "r", "action": ["type": "title", "_0": .string("t\(step)")]])
+      default:
+        let row = next(1_500)
+        line = request(
+          id, "dispatch",
+          [
+            "store": "r",
+            "action": ["type": "edit", "id": .string("r\(row)"), "text": .string("s\(step)")],
+          ])
+      }
+      let lines = try send(line, to: connection, queue)
+      let served = !lines.contains { $0.0["error"] != nil }
+      if line["method"] == "history/skip" {
+        if served { skips += 1 }
+      } else if !served {
+        refused += 1
+      }
+      for (message, fromText) in lines where message["method"] == "state/patch" {
+        try JSONPatch(json: message["params"]?["patch"] ?? .null).apply(to: &mirror)
+        if fromText { streamed += 1 }
+      }
+      let state = try send(request(id * 10 + 1, "state/get", ["store": "r"]), to: connection, queue)
+      #expect(state.first?.0["result"]?["state"] == mirror, "step \(step): \(line)")
+    }
+    #expect(streamed > 5, "whole replacements were streamed")
+    // A skip is refused for a version no action made, and before a rewind (`-32005`).
+    #expect(refused == 0 && skips > 0, "the steps were served")
+  }
+
   @Test func aSmallViewIsAnsweredAsBefore() throws {
     let (connection, queue) = connection()
     let opened = try send(
