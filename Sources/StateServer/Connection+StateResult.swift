@@ -93,33 +93,23 @@ extension Connection {
     }
   }
 
-  /// Sends a patch that carries a value left to the state (`HeldValue`: a large array replaced
-  /// whole, by a rewind, a skip, an action that resets it) while it is written, as a streamed
-  /// answer is: whatever this turn queued before it is committed first (the store's change is
-  /// on disk before any of it leaves), its line is queued, then its text is written from the
-  /// state a megabyte at a time, each piece handed to the writer thread as it is made. No tree
-  /// of the value is built, and its text is never whole in memory. Nothing merges into it or
-  /// across it (it is a barrier of its store).
-  func streamPatch(_ notice: PatchNotice) {
-    notice.write(into: buffer.streamedPatchLine(of: notice.store), log: log)
-  }
 }
 
 extension PatchNotice {
-  /// Writes the notification's line into `text` a megabyte at a time, each held value written
-  /// from the state where its operation has none. A value that cannot be written (a NaN in the
+  /// Writes the notification's line into `text` a megabyte at a time, each of `held` written
+  /// from the state where its operation has no value. A value that cannot be written (a NaN in the
   /// state) ends the text there: a notification answers nothing, so the failure is logged, and
   /// the client's next patch does not follow on from its last (`from`), which tells it to read
   /// the state again.
   @StateActor
-  func write(into text: StreamedText, log: Log) {
+  func write(into text: StreamedText, held: [HeldValue], log: Log) {
     do {
       try text.write { writer in
         writeHead(to: &writer)
         writer.append(UInt8(ascii: "["))
         for (index, operation) in operations.enumerated() {
           if index > 0 { writer.append(UInt8(ascii: ",")) }
-          if let value = held?.first(where: { $0.operation == index }),
+          if let value = held.first(where: { $0.operation == index }),
             case .object(let object) = operation
           {
             try writer.write(object, appending: "value") { try value.write(to: &$0) }

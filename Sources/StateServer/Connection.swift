@@ -125,10 +125,23 @@ final class Connection {
       // Once per publication: every connection hears it, the owner records it.
       registry.persistence?.record(publication)
     }
+    if publication.held != nil { return publishHolding(publication, of: store) }
     fanout.lines(
       for: publication, of: store, cause: clientCause(publication.cause),
-      patch: { notice in
-        if notice.held == nil { buffer.add(patch: consume notice) } else { streamPatch(notice) }
+      patch: { notice in buffer.add(patch: consume notice) },
+      event: { line in buffer.add(consume line) })
+    if !buffer.isHolding { buffer.commit() }
+  }
+
+  /// `publish` of a publication that leaves values to the state (`HeldValue`): its patches
+  /// that carry one are written while they are sent (``OutputBuffer/stream(_:held:)``). Apart
+  /// from `publish`, which every publication takes (see ``Fanout/linesHolding(for:of:cause:patch:event:)``).
+  @inline(never)
+  private func publishHolding(_ publication: Publication, of store: () -> any AnyStore) {
+    fanout.linesHolding(
+      for: publication, of: store, cause: clientCause(publication.cause),
+      patch: { notice, held in
+        if let held { buffer.stream(notice, held: held) } else { buffer.add(patch: consume notice) }
       },
       event: { line in buffer.add(consume line) })
     if !buffer.isHolding { buffer.commit() }

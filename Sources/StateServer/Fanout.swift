@@ -89,7 +89,8 @@ final class Fanout {
   /// `store/event`.
   ///
   /// Each line is handed over (`consuming`): it moves into the connection's queue instead of
-  /// being copied there and destroyed here.
+  /// being copied there and destroyed here. A publication that leaves values to the state goes
+  /// to ``linesHolding(for:of:cause:patch:event:)`` instead.
   func lines(
     for publication: Publication, of store: () -> any AnyStore, cause: JSON?,
     patch: (consuming PatchNotice) -> Void, event: (consuming Outgoing) -> Void
@@ -109,15 +110,30 @@ final class Fanout {
         patch(
           PatchNotice(
             store: publication.store, path: lastWatched[0].pathText, from: from,
-            to: publication.to, operations: publication.patch, cause: cause,
-            held: publication.held))
+            to: publication.to, operations: publication.patch, cause: cause))
       } else {
         let watching = lastWatched
         for subscription in watching {
-          if let notice = notice(for: publication, by: subscription, of: store, cause: cause) {
+          if let (notice, _) = notice(for: publication, by: subscription, of: store, cause: cause) {
             patch(notice)
           }
         }
+      }
+    }
+    publishEvents(of: publication, event)
+  }
+
+  /// `lines` for a publication that leaves values to the state (`HeldValue`): each patch comes
+  /// with those its operations stand for (nil: none), for the connection to write it while it
+  /// is sent rather than queue it. Apart from `lines`, which every publication takes, so that
+  /// its path stays that of a publication without them.
+  func linesHolding(
+    for publication: Publication, of store: () -> any AnyStore, cause: JSON?,
+    patch: (consuming PatchNotice, [HeldValue]?) -> Void, event: (consuming Outgoing) -> Void
+  ) {
+    for subscription in subscriptions[publication.store] ?? [] {
+      if let (notice, held) = notice(for: publication, by: subscription, of: store, cause: cause) {
+        patch(notice, held)
       }
     }
     publishEvents(of: publication, event)
@@ -133,12 +149,13 @@ final class Fanout {
     }
   }
 
-  /// The patch one subscription receives of a publication that changed the state (nil when its
-  /// part did not change); the subscription's version moves on to the publication's.
+  /// The patch one subscription receives of a publication that changed the state, with the
+  /// values it leaves to the state (nil when its part did not change); the subscription's
+  /// version moves on to the publication's.
   private func notice(
     for publication: Publication, by subscription: Subscription, of store: () -> any AnyStore,
     cause: JSON?
-  ) -> PatchNotice? {
+  ) -> (PatchNotice, [HeldValue]?)? {
     let operations: [JSON]
     var held: [HeldValue]?
     if subscription.isRoot {
@@ -173,9 +190,10 @@ final class Fanout {
     guard !operations.isEmpty else { return nil }
     let from = subscription.version
     subscription.version = publication.to
-    return PatchNotice(
+    let notice = PatchNotice(
       store: publication.store, path: subscription.pathText, from: from, to: publication.to,
-      operations: operations, cause: cause, held: held)
+      operations: operations, cause: cause)
+    return (notice, held)
   }
 
   /// The operations of `patch` that a subscription to `path` receives (JSONPatch.scoped): ops

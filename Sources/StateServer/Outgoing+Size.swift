@@ -9,7 +9,7 @@ extension Outgoing {
     case .response(let id, let result, _):
       32 + id.estimatedEncodedSize + result.estimatedEncodedSize
     // Its pieces count as they are written (``StreamedText``).
-    case .streamed(let id, _, _): 32 + (id?.estimatedEncodedSize ?? 0)
+    case .streamed(let text, _): 32 + (text.id?.estimatedEncodedSize ?? 0)
     case .dispatched(let id, let store, _): 64 + id.estimatedEncodedSize + store.utf8.count
     case .failure(let id, let error): 32 + id.estimatedEncodedSize + error.json.estimatedEncodedSize
     case .patch(let notice): notice.estimatedBytes

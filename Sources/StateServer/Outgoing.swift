@@ -10,14 +10,15 @@ enum Outgoing: Sendable {
   case message(JSON, barriers: [String])
   /// A successful response; the envelope is written by the writer thread.
   case response(id: JSON, result: JSON, barriers: [String])
-  /// A line written as text while it is sent: a successful response (`id`) whose result carries
-  /// a store's whole view with a large array's elements encoded on demand, a batch at a time,
-  /// so that no JSON tree of them is built (`AnyStore.writePublished(to:)`), or a whole
-  /// `state/patch` line (no `id`) with such an array among its values (`HeldValue`). The state
+  /// A line written as text while it is sent: a successful response (the text's `id`) whose
+  /// result carries a store's whole view with a large array's elements encoded on demand, a
+  /// batch at a time, so that no JSON tree of them is built (`AnyStore.writePublished(to:)`),
+  /// or a whole `state/patch` line (no `id`) with such an array among its values (`HeldValue`).
+  /// The id is the text's (nil for a notification), not a payload of its own. The state
   /// actor writes it in pieces of about a megabyte after the line is queued, and the writer
   /// thread sends each as it comes (``StreamedText``, ``Connection/stream(_:id:)``,
-  /// ``Connection/streamPatch(_:)``).
-  case streamed(id: JSON?, text: StreamedText, barriers: [String])
+  /// ``OutputBuffer/stream(_:held:)``).
+  case streamed(StreamedText, barriers: [String])
   /// The response to a `dispatch`, `{store, version}`: the hot path, built without objects.
   case dispatched(id: JSON, store: String, version: UInt64)
   case failure(id: JSON, error: RPCError)
@@ -38,7 +39,7 @@ enum Outgoing: Sendable {
   /// The stores whose patches may not be merged across this line.
   var barriers: [String] {
     switch self {
-    case .message(_, let barriers), .response(_, _, let barriers), .streamed(_, _, let barriers):
+    case .message(_, let barriers), .response(_, _, let barriers), .streamed(_, let barriers):
       barriers
     case .dispatched, .failure, .patch: []
     }
@@ -49,9 +50,9 @@ enum Outgoing: Sendable {
     switch self {
     case .message(let message, _): message
     case .response(let id, let result, _): ["jsonrpc": "2.0", "id": id, "result": result]
-    case .streamed(let id, let text, _):
+    case .streamed(let text, _):
       // Only the writer reads a streamed line, piece by piece; read whole, it is parsed back.
-      switch (text.collect(), id) {
+      switch (text.collect(), text.id) {
       case ((let result, .finished), let id?):
         ["jsonrpc": "2.0", "id": id, "result": (try? JSON(parsing: result)) ?? .null]
       case ((let line, .finished), nil): (try? JSON(parsing: line)) ?? .null
@@ -72,7 +73,7 @@ enum Outgoing: Sendable {
   var responseID: JSON? {
     switch self {
     case .response(let id, _, _), .dispatched(let id, _, _), .failure(let id, _): id
-    case .streamed(let id, _, _): id
+    case .streamed(let text, _): text.id
     case .message(let message, _): message["id"]
     case .patch: nil
     }
@@ -87,7 +88,7 @@ enum Outgoing: Sendable {
       case .response(let id, let result, _):
         try id.checkWritable()
         try result.checkWritable()
-      case .streamed(let id, _, _): try id?.checkWritable()
+      case .streamed(let text, _): try text.id?.checkWritable()
       case .dispatched: break
       case .failure(let id, let error):
         try id.checkWritable()
@@ -121,8 +122,9 @@ enum Outgoing: Sendable {
         try Self.writeResultHead(id: id, to: &writer)
         try writer.write(result)
         writer.append(UInt8(ascii: "}"))
-      case .streamed(let id, let text, _):
+      case .streamed(let text, _):
         // The writer thread sends a streamed line as it comes; written whole, it waits for it.
+        let id = text.id
         switch text.collect() {
         case (let result, .finished):
           if let id { try Self.writeResultHead(id: id, to: &writer) }
@@ -169,9 +171,6 @@ struct PatchNotice: Sendable {
   var to: UInt64
   var operations: [JSON]
   var cause: JSON?
-  /// Values of `operations` left to the state (`HeldValue`): such a notice is written while it
-  /// is sent (``Connection/streamPatch(_:)``), never queued as a `.patch` line.
-  var held: [HeldValue]? = nil
   /// Size of `operations` in JSON nodes, once measured (only merged patches are measured).
   var weight: Int? = nil
   /// `weight` when it was last compared with the state's size, to compare only on doubling.

@@ -55,19 +55,30 @@ extension OutputBuffer {
     if let failure, failure.stores.contains(where: barriers.contains) {
       return .failure(Self.notSaved(failure.reason))
     }
-    let text = StreamedText(budget: queue)
-    queue.append([.streamed(id: id, text: text, barriers: barriers)]) { coalescer.compact(&$0) }
+    let text = StreamedText(answering: id, budget: queue)
+    queue.append([.streamed(text, barriers: barriers)]) { coalescer.compact(&$0) }
     return .success(text)
   }
 
-  /// The line of a patch written while it is sent (``Connection/streamPatch(_:)``), queued
+  /// The line of a patch written while it is sent (``OutputBuffer/stream(_:held:)``), queued
   /// behind this turn's lines, which are committed first, as for a streamed response. It goes
   /// out whether or not its store's change could be saved, as every patch does (the change was
   /// made, in memory).
   func streamedPatchLine(of store: String) -> StreamedText {
     commit()
-    let text = StreamedText(budget: queue)
-    queue.append([.streamed(id: nil, text: text, barriers: [store])]) { coalescer.compact(&$0) }
+    let text = StreamedText(answering: nil, budget: queue)
+    queue.append([.streamed(text, barriers: [store])]) { coalescer.compact(&$0) }
     return text
+  }
+
+  /// Sends a patch that carries a value left to the state (`HeldValue`: a large array replaced
+  /// whole, by a rewind, a skip, an action that resets it) while it is written, as a streamed
+  /// answer is: whatever this turn queued before it is committed first (the store's change is
+  /// on disk before any of it leaves), its line is queued, then its text is written from the
+  /// state a megabyte at a time, each piece handed to the writer thread as it is made. No tree
+  /// of the value is built, and its text is never whole in memory. Nothing merges into it or
+  /// across it (it is a barrier of its store).
+  func stream(_ notice: PatchNotice, held: [HeldValue]) {
+    notice.write(into: streamedPatchLine(of: notice.store), held: held, log: log)
   }
 }

@@ -146,8 +146,8 @@ final class StdoutWriter: Sendable {
       for index in lines.indices {
         let size = sizes[index]
         let line = exchange(&lines[index], with: .written)
-        if case .streamed(let id, let text, _) = line {
-          stream(text, id: id, estimate: size, into: &pending)
+        if case .streamed(let text, _) = line {
+          stream(text, id: text.id, estimate: size, into: &pending)
         } else if size > Self.chunkBytes, case .message(.array(let elements), _) = line {
           stream(elements, estimate: size, into: &pending)
         } else if size > Self.chunkBytes, line.isWritable {

@@ -15,6 +15,9 @@ final class StreamedText: @unchecked Sendable {
   private var pieces: [[UInt8]] = []
   private var ending: Ending?
   private let budget: OutputQueue?
+  /// The request the text answers (its result: the writer writes the response around it); nil
+  /// for a text that is a whole line of its own (a notification).
+  let id: JSON?
 
   /// How the text ended.
   enum Ending: Sendable {
@@ -26,8 +29,10 @@ final class StreamedText: @unchecked Sendable {
     case failed(replacement: Outgoing?)
   }
 
-  /// `budget`: the queue whose output budget counts the pieces until the writer has them.
-  init(budget: OutputQueue?) {
+  /// `id`: the request whose result the text is (nil: the text is a whole line); `budget`: the
+  /// queue whose output budget counts the pieces until the writer has them.
+  init(answering id: JSON?, budget: OutputQueue?) {
+    self.id = id
     self.budget = budget
   }
 

@@ -217,7 +217,7 @@ private struct Rows: Feature {
 
   /// A large array replaced whole (an action, a rewind) reaches the client as one `replace`
   /// whose value is written from the state while the line is sent (`HeldValue`,
-  /// `Connection.streamPatch`): a mirror that applies it has the state; history's entry has the
+  /// `OutputBuffer.stream(_:held:)`): a mirror that applies it has the state; history's entry has the
   /// value too; a persisted store saves the whole state, and a restart restores it.
   @Test func aLargeArrayReplacedWholeIsPatchedFromText() throws {
     let directory = temporaryStateDirectory()

@@ -24,8 +24,8 @@ import Testing
     init(maxBytes: Int = 1 << 30) throws {
       pipe = try #require(Pipe())
       queue = OutputQueue(maxMessages: 100, maxBytes: maxBytes)
-      text = StreamedText(budget: queue)
-      queue.append([before, .streamed(id: 2, text: text, barriers: ["s"]), after]) { _ in }
+      text = StreamedText(answering: 2, budget: queue)
+      queue.append([before, .streamed(text, barriers: ["s"]), after]) { _ in }
       StdoutWriter(fd: pipe.writeEnd, queue: queue, log: Log(level: .error)).start()
     }
 
