@@ -125,7 +125,6 @@ final class Connection {
       // Once per publication: every connection hears it, the owner records it.
       registry.persistence?.record(publication)
     }
-    if publication.held != nil { return publishHolding(publication, of: store) }
     fanout.lines(
       for: publication, of: store, cause: clientCause(publication.cause),
       patch: { notice in buffer.add(patch: consume notice) },
@@ -133,13 +132,17 @@ final class Connection {
     if !buffer.isHolding { buffer.commit() }
   }
 
-  /// `publish` of a publication that leaves values to the state (`HeldValue`): its patches
-  /// that carry one are written while they are sent (``OutputBuffer/stream(_:held:)``). Apart
-  /// from `publish`, which every publication takes (see ``Fanout/linesHolding(for:of:cause:patch:event:)``).
-  @inline(never)
-  private func publishHolding(_ publication: Publication, of store: () -> any AnyStore) {
+  /// `publish` of a publication that leaves `held` to the state (`HeldValue`): its patches that
+  /// carry one are written while they are sent (``OutputBuffer/stream(_:held:)``). The store's
+  /// `holdingObserver`, apart from `publish`, which every publication takes.
+  func publishHolding(
+    _ publication: Publication, _ held: [HeldValue], of store: () -> any AnyStore
+  ) {
+    if role == .owner, registry.isPersistent(publication.store) {
+      registry.persistence?.record(publication)
+    }
     fanout.linesHolding(
-      for: publication, of: store, cause: clientCause(publication.cause),
+      for: publication, held, of: store, cause: clientCause(publication.cause),
       patch: { notice, held in
         if let held { buffer.stream(notice, held: held) } else { buffer.add(patch: consume notice) }
       },
@@ -169,6 +172,9 @@ final class Connection {
     // the process.
     store.observer = { [unowned(unsafe) self, unowned(unsafe) store] publication in
       self.publish(publication, of: { store })
+    }
+    store.holdingObserver = { [unowned(unsafe) self, unowned(unsafe) store] publication, held in
+      self.publishHolding(publication, held, of: { store })
     }
     fanout.opened(store)
   }

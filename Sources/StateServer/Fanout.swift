@@ -90,7 +90,7 @@ final class Fanout {
   ///
   /// Each line is handed over (`consuming`): it moves into the connection's queue instead of
   /// being copied there and destroyed here. A publication that leaves values to the state goes
-  /// to ``linesHolding(for:of:cause:patch:event:)`` instead.
+  /// to ``linesHolding(for:_:of:cause:patch:event:)`` instead.
   func lines(
     for publication: Publication, of store: () -> any AnyStore, cause: JSON?,
     patch: (consuming PatchNotice) -> Void, event: (consuming Outgoing) -> Void
@@ -114,7 +114,9 @@ final class Fanout {
       } else {
         let watching = lastWatched
         for subscription in watching {
-          if let (notice, _) = notice(for: publication, by: subscription, of: store, cause: cause) {
+          if let (notice, _) = notice(
+            for: publication, holding: [], by: subscription, of: store, cause: cause)
+          {
             patch(notice)
           }
         }
@@ -123,16 +125,19 @@ final class Fanout {
     publishEvents(of: publication, event)
   }
 
-  /// `lines` for a publication that leaves values to the state (`HeldValue`): each patch comes
+  /// `lines` for a publication that leaves `held` to the state (`HeldValue`): each patch comes
   /// with those its operations stand for (nil: none), for the connection to write it while it
   /// is sent rather than queue it. Apart from `lines`, which every publication takes, so that
   /// its path stays that of a publication without them.
   func linesHolding(
-    for publication: Publication, of store: () -> any AnyStore, cause: JSON?,
-    patch: (consuming PatchNotice, [HeldValue]?) -> Void, event: (consuming Outgoing) -> Void
+    for publication: Publication, _ held: [HeldValue], of store: () -> any AnyStore,
+    cause: JSON?, patch: (consuming PatchNotice, [HeldValue]?) -> Void,
+    event: (consuming Outgoing) -> Void
   ) {
     for subscription in subscriptions[publication.store] ?? [] {
-      if let (notice, held) = notice(for: publication, by: subscription, of: store, cause: cause) {
+      if let (notice, held) = notice(
+        for: publication, holding: held, by: subscription, of: store, cause: cause)
+      {
         patch(notice, held)
       }
     }
@@ -149,38 +154,39 @@ final class Fanout {
     }
   }
 
-  /// The patch one subscription receives of a publication that changed the state, with the
-  /// values it leaves to the state (nil when its part did not change); the subscription's
-  /// version moves on to the publication's.
+  /// The patch one subscription receives of a publication that changed the state (nil when its
+  /// part did not change), with the values of `holding` it leaves to the state; the
+  /// subscription's version moves on to the publication's.
   private func notice(
-    for publication: Publication, by subscription: Subscription, of store: () -> any AnyStore,
-    cause: JSON?
+    for publication: Publication, holding: [HeldValue], by subscription: Subscription,
+    of store: () -> any AnyStore, cause: JSON?
   ) -> (PatchNotice, [HeldValue]?)? {
     let operations: [JSON]
     var held: [HeldValue]?
     if subscription.isRoot {
       operations = publication.patch
-      held = publication.held
+      held = holding.isEmpty ? nil : holding
     } else {
       // The subscribed value alone, asked of the store only when the subtree changed whole: a
       // view may keep a large array's elements in its typed state only (ArrayElision). A value
       // the patch left to the state (`HeldValue`) is encoded only when the subscribed part lies
       // inside it; otherwise the scope drops its operation or asks the store for the part.
       let store = store()
-      if let whole = publication.held?.first(where: { $0.path == subscription.path }) {
+      if let whole = holding.first(where: { $0.path == subscription.path }) {
         // The subscribed part itself was replaced whole: its one operation is the held value's,
         // sent as the root's is, written from the state.
         operations = Self.scope(
-          publication.patchWithHeldAsNull, to: subscription.path,
+          publication.patch(holdingNullFor: holding), to: subscription.path,
           existedBefore: subscription.exists, value: { .null }
         ).map(HeldValue.holding)
         held = operations.count == 1 ? [whole.placed(at: 0)] : nil
       } else {
         let patch =
-          publication.held == nil
+          holding.isEmpty
           ? publication.patch
-          : publication.readsHeldValue(scopedTo: subscription.path)
-            ? (try? publication.filled()) ?? [] : publication.patchWithHeldAsNull
+          : Publication.reads(holding, scopedTo: subscription.path)
+            ? (try? publication.filled(with: holding)) ?? []
+            : publication.patch(holdingNullFor: holding)
         operations = Self.scope(
           patch, to: subscription.path, existedBefore: subscription.exists,
           value: { store.publishedValue(at: subscription.path) })

@@ -69,6 +69,10 @@ final class Hub {
   /// path below the root needs it.
   private func observe(_ store: any AnyStore) {
     let connections = connections
+    store.holdingObserver = { [unowned(unsafe) self, unowned(unsafe) store] publication, held in
+      for connection in connections { connection.publishHolding(publication, held, of: { store }) }
+      if !publication.events.isEmpty && !self.peers.isEmpty { self.dropClientsFarBehind() }
+    }
     guard connections.count == 1 else {
       store.observer = { [unowned(unsafe) self, unowned(unsafe) store] publication in
         for connection in connections { connection.publish(publication, of: { store }) }

@@ -256,6 +256,7 @@ final class StoreRegistry {
     }
     store.close()
     store.observer = nil
+    store.holdingObserver = nil
     if persistent.remove(id) != nil { try persistence?.detach(storeID: id) }
   }
 

@@ -78,9 +78,10 @@ import Testing
       var leftOutPatches: [[JSON]] = []
       var held = 0
       whole.observer = { wholePatches.append($0.patch) }
-      leftOut.observer = { publication in
-        held += Self.checkHeld(publication)
-        leftOutPatches.append((try? publication.filled()) ?? publication.patch)
+      leftOut.observer = { [unowned leftOut] publication in
+        held += Self.checkHeld(publication, leftOut.heldValues)
+        leftOutPatches.append(
+          (try? publication.filled(with: leftOut.heldValues)) ?? publication.patch)
       }
       var document = leftOut.published
       var generator = SplitMix(seed: seed &+ 100)
@@ -129,10 +130,10 @@ import Testing
     }
   }
 
-  /// Checks a publication's held values (`HeldValue`): each stands for an operation without a
-  /// value, and its text is its encoding. Returns how many it holds.
-  private static func checkHeld(_ publication: Publication) -> Int {
-    guard let held = publication.held else { return 0 }
+  /// Checks a publication's held values (`HeldValue`, the store's while its observer runs):
+  /// each stands for an operation without a value, and its text is its encoding. Returns how
+  /// many it holds.
+  private static func checkHeld(_ publication: Publication, _ held: [HeldValue]) -> Int {
     for value in held {
       #expect(HeldValue.isHeld(publication.patch[value.operation]))
       #expect(publication.patch[value.operation]["path"]?.stringValue == value.path.description)
@@ -173,9 +174,9 @@ import Testing
     // value's place only (and encode it from the view at their version when read).
     var sent: [UInt64: [JSON]] = [:]
     var held = 0
-    store.observer = { publication in
-      held += Self.checkHeld(publication)
-      sent[publication.to] = (try? publication.filled()) ?? publication.patch
+    store.observer = { [unowned store] publication in
+      held += Self.checkHeld(publication, store.heldValues)
+      sent[publication.to] = (try? publication.filled(with: store.heldValues)) ?? publication.patch
     }
     for action in randomActions(seed: 7, count: 300) {
       store.send(action)
@@ -196,7 +197,9 @@ import Testing
     for _ in 0..<5 {
       let target = first + generator.next() % (store.version - first + 1)
       var patches: [[JSON]] = []
-      store.observer = { patches.append((try? $0.filled()) ?? $0.patch) }
+      store.observer = { [unowned store] in
+        patches.append((try? $0.filled(with: store.heldValues)) ?? $0.patch)
+      }
       var document = store.published
       try store.rewind(to: target, cause: nil)
       #expect(store.historyEntries(since: store.version - 1, limit: 1).last?.patch == patches.last)

@@ -98,12 +98,12 @@ public struct HeldValue: Sendable {
 }
 
 extension Publication {
-  /// The patch with every held value encoded in its place: for whoever needs it as JSON (a
-  /// subscription to a part of the state, a replay comparing patches). Costs a tree of each
-  /// held value; the patch itself when none is held.
+  /// The patch with each of `held` (the publishing store's `heldValues`) encoded in its place:
+  /// for whoever needs it as JSON (a subscription to a part of the state, a replay comparing
+  /// patches). Costs a tree of each held value; the patch itself when none is held.
   @StateActor
-  public func filled() throws -> [JSON] {
-    guard let held, !held.isEmpty else { return patch }
+  public func filled(with held: [HeldValue]) throws -> [JSON] {
+    guard !held.isEmpty else { return patch }
     var operations = patch
     for value in held where operations.indices.contains(value.operation) {
       operations[value.operation] = HeldValue.filling(
@@ -112,11 +112,11 @@ extension Publication {
     return operations
   }
 
-  /// The patch with `null` in place of each held value: for a reader that never reads those
+  /// The patch with `null` in place of each of `held`: for a reader that never reads those
   /// values (one that scopes the patch to a path where a held operation is either outside or
   /// replaces the path whole, and then asks the store for the value there).
-  public var patchWithHeldAsNull: [JSON] {
-    guard let held, !held.isEmpty else { return patch }
+  public func patch(holdingNullFor held: [HeldValue]) -> [JSON] {
+    guard !held.isEmpty else { return patch }
     var operations = patch
     for value in held where operations.indices.contains(value.operation) {
       operations[value.operation] = HeldValue.filling(operations[value.operation], with: .null)
@@ -124,9 +124,9 @@ extension Publication {
     return operations
   }
 
-  /// Whether a reader of the patch scoped to `path` reads a held value: one inside the part at
-  /// `path` (below it, not at it or above it).
-  public func readsHeldValue(scopedTo path: JSONPointer) -> Bool {
-    held?.contains { path.isProperPrefix(of: $0.path) } ?? false
+  /// Whether a reader of the patch scoped to `path` reads one of `held`: one inside the part
+  /// at `path` (below it, not at it or above it).
+  public static func reads(_ held: [HeldValue], scopedTo path: JSONPointer) -> Bool {
+    held.contains { path.isProperPrefix(of: $0.path) }
   }
 }

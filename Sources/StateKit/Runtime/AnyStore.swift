@@ -37,6 +37,15 @@ public protocol AnyStore: AnyObject {
   /// Called synchronously, once per reduced action that changed the view or emitted events,
   /// before `send` returns for a client's action (so a patch is written before the response).
   var observer: (@StateActor (Publication) -> Void)? { get set }
+  /// The values the publication its observer is given leaves to the state: operations of its
+  /// patch that stand without their value (a large array replaced whole, `HeldValue`), while
+  /// the observer runs; empty otherwise (and when `holdingObserver` takes the publication).
+  var heldValues: [HeldValue] { get }
+  /// Called instead of `observer` for a publication that leaves values to the state, with those
+  /// values; when nil, `observer` is called and `heldValues` holds them. Neither the values nor
+  /// a flag saying there are any is a part of `Publication`, and the server's `observer` has no
+  /// case for them: either slowed every publication measurably (docs/architecture.md, step 51).
+  var holdingObserver: (@StateActor (Publication, [HeldValue]) -> Void)? { get set }
 
   /// Decodes a wire action (`{"type": ..., fields}`), refuses a non-public or unknown type,
   /// validates and reduces it. `cause` (a request id) is carried by every publication this
@@ -101,10 +110,6 @@ public struct Publication: Sendable {
   /// `JournaledStore.takeStatePatch()`). A store whose private state changed without its view
   /// changing publishes with `from == to` and this set.
   public var statePatch: [JSON]?
-  /// The values of `patch`'s operations that stand without one: a large array replaced whole,
-  /// written from the state when the patch is (`HeldValue`). `nil` almost always. Valid only
-  /// while the observer runs: the state moves on after it.
-  public var held: [HeldValue]?
   /// Holds nothing (it takes no space): it makes the memberwise initializer, which the public
   /// one below calls, differ from it, so that both can exist. A publication made by an
   /// initializer of its own, field by field, was copied whole and the original destroyed (a
@@ -117,11 +122,11 @@ extension Publication {
   /// A publication of `store`'s change from version `from` to `to`.
   public init(
     store: String, from: UInt64, to: UInt64, patch: [JSON], events: [JSON], cause: JSON?,
-    statePatch: [JSON]? = nil, held: [HeldValue]? = nil
+    statePatch: [JSON]? = nil
   ) {
     self.init(
       store: store, from: from, to: to, patch: patch, events: events, cause: cause,
-      statePatch: statePatch, held: held, memberwise: ())
+      statePatch: statePatch, memberwise: ())
   }
 }
 
@@ -170,6 +175,13 @@ extension AnyStore {
   }
 
   public var publishedElementsLeftOut: Int { 0 }
+
+  public var heldValues: [HeldValue] { [] }
+
+  public var holdingObserver: (@StateActor (Publication, [HeldValue]) -> Void)? {
+    get { nil }
+    set {}
+  }
 
   public func publishedElementsLeftOut(under path: JSONPointer) -> Int { 0 }
 

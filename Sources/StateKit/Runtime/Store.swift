@@ -40,6 +40,12 @@ public final class Store<F: Feature>: AnyStore {
   /// A walk of the private state found a large array replaced whole while the change was owed
   /// anyway: the next `takeStatePatch()` asks for the whole state (Store+Journal.swift).
   var journalOwesWholeState = false
+  /// The values the publication being observed leaves to the state (`AnyStore.heldValues`):
+  /// set only around that observer call, so that they, and the view they share the state's
+  /// storage with, are let go before the state changes again.
+  public private(set) var heldValues: [HeldValue] = []
+  /// Called instead of `observer` for a publication that leaves values to the state.
+  public var holdingObserver: (@StateActor (Publication, [HeldValue]) -> Void)?
   private let publicActions: Set<String>
   /// Payload-free public actions (`{"type": "increment"}`) by name, decoded once: such a wire
   /// object always decodes to the same value, and `Codable` was the largest cost of a
@@ -371,9 +377,23 @@ public final class Store<F: Feature>: AnyStore {
     guard let from = prepare(&patch, &events, &statePatch, &held) else { return nil }
     let publication = Publication(
       store: id, from: from, to: version, patch: patch, events: events, cause: cause,
-      statePatch: statePatch, held: held)
-    observer?(publication)
+      statePatch: statePatch)
+    if let held {
+      observe(publication, holding: held)
+    } else {
+      observer?(publication)
+    }
     return publication
+  }
+
+  /// Hands a publication that leaves values to the state to the holding observer with those
+  /// values, or to the observer with them in `heldValues`; lets them go after.
+  @inline(never)
+  private func observe(_ publication: Publication, holding held: [HeldValue]) {
+    if let holdingObserver { return holdingObserver(publication, held) }
+    heldValues = held
+    observer?(publication)
+    heldValues = []
   }
 
   /// `publish(cause:)` for a caller that keeps the patch and events (history, or nobody): they
@@ -385,10 +405,14 @@ public final class Store<F: Feature>: AnyStore {
     guard let from = prepare(&patch, &events, &statePatch, &held) else { return }
     var publication = Publication(
       store: id, from: from, to: version, patch: [], events: [], cause: cause,
-      statePatch: statePatch, held: held)
+      statePatch: statePatch)
     swap(&patch, &publication.patch)
     swap(&events, &publication.events)
-    observer?(publication)
+    if let held {
+      observe(publication, holding: held)
+    } else {
+      observer?(publication)
+    }
     swap(&patch, &publication.patch)
     swap(&events, &publication.events)
   }
@@ -402,7 +426,7 @@ public final class Store<F: Feature>: AnyStore {
   ) -> UInt64? {
     patch = publisher.update(to: feature.view(of: state))
     if publisher.problem != nil { reportPublisherProblem() }
-    if publisher.holdsValues { held = heldValues() }
+    if publisher.holdsValues { held = makeHeldValues() }
     if journals { statePatch = journalStatePatch(viewPatch: patch, viewHeld: held != nil) }
     guard !patch.isEmpty || !pendingEvents.isEmpty || statePatch?.isEmpty == false else {
       return nil
@@ -416,7 +440,7 @@ public final class Store<F: Feature>: AnyStore {
   /// The values the last update left to the state (`HeldValue`), read from the view now; apart,
   /// so that the usual path never makes the view a second time.
   @inline(never)
-  private func heldValues() -> [HeldValue] {
+  private func makeHeldValues() -> [HeldValue] {
     let view = feature.view(of: state)
     return publisher.takeHeld().map { HeldValue($0, in: view) }
   }

@@ -104,12 +104,13 @@ public enum Replay {
           throw Refusal("line \(number): the recorded state of '\(id)' does not decode: \(error)")
         }
         store.startHistory(limit: max(1, historyLimit), sink: nil)
-        store.observer = { publication in
+        store.observer = { [weak store] publication in
           // Compared with the recorded patch, which holds every value: a held one is encoded
-          // (`HeldValue`), and not kept past the state's next change.
+          // (`HeldValue`), not kept past the state's next change.
           var kept = publication
-          kept.patch = (try? publication.filled()) ?? publication.patch
-          kept.held = nil
+          if let held = store?.heldValues, !held.isEmpty {
+            kept.patch = (try? publication.filled(with: held)) ?? publication.patch
+          }
           latest.publications[publication.store] = kept
         }
         stores[id] = store
