@@ -5,7 +5,7 @@ import JSON
 /// or sorts it, a `store/rewind`, a `history/skip`). The operation stands in the patch without
 /// its `"value"` member (an `add` or `replace` no RFC 6902 patch holds, so it cannot pass for
 /// one); the value is written from the state as text when the patch is written (`write(to:)`),
-/// or encoded for whoever needs the patch as JSON (`Publication.filled()`).
+/// or encoded for whoever needs the patch as JSON (`Publication.filled(with:)`).
 ///
 /// Held only while the publication is handed on: it shares the array with the state, so a
 /// value kept past the state's next change would make that change copy the whole array.
