@@ -14,8 +14,6 @@ public struct HeldValue: Sendable {
   public let operation: Int
   /// Where the value goes (the operation's path).
   public let path: JSONPointer
-  /// The array's elements.
-  public let count: Int
   private let source: Source
 
   /// The view the value is read from, type erased. Isolated to the state's actor, where the
@@ -38,7 +36,6 @@ public struct HeldValue: Sendable {
   init<View: Encodable>(_ place: PatchWalk.HeldPlace, in view: View) {
     operation = place.operation
     path = place.path
-    count = place.count
     let path = place.path
     source = Source(
       write: { try ViewText<View>.writeArray(at: path, of: view, to: &$0) },
@@ -86,13 +83,12 @@ public struct HeldValue: Sendable {
 
   /// The same value, for the operation at `position` of another patch (a subscription's).
   public func placed(at position: Int) -> HeldValue {
-    HeldValue(operation: position, path: path, count: count, source: source)
+    HeldValue(operation: position, path: path, source: source)
   }
 
-  private init(operation: Int, path: JSONPointer, count: Int, source: Source) {
+  private init(operation: Int, path: JSONPointer, source: Source) {
     self.operation = operation
     self.path = path
-    self.count = count
     self.source = source
   }
 }

@@ -102,7 +102,7 @@ extension IdentifiedArray where Element: Encodable {
       // written from the state (`PatchWalk.hold`).
       walk.invalidateMarks(under: path)
       walk.markReversalIncomplete()
-      walk.hold(count, at: path)
+      walk.hold(at: path)
       walk.mark(path, ArrayMark(revision: revision, elidedCount: count))
       return
     }

@@ -38,7 +38,6 @@ final class PatchWalk {
   struct HeldPlace {
     var operation: Int
     var path: JSONPointer
-    var count: Int
   }
   let encoder = JSONValueEncoder()
   /// An updated `IdentifiedArray` element is replaced whole instead of diffed field by field:
@@ -308,14 +307,13 @@ final class PatchWalk {
     if elision?.held.isEmpty == false { elision?.held.removeAll { $0.operation >= start } }
   }
 
-  /// Replaces the array of `count` elements at `path` whole, for the clients only, without
-  /// encoding it: the operation's value is left to the state, which writes it as text when the
+  /// Replaces the array at `path` whole, for the clients only, without encoding it: the operation's value is left to the state, which writes it as text when the
   /// patch is written (`HeldValue`), never as a tree of its elements next to them.
-  func hold(_ count: Int, at path: JSONPointer) {
+  func hold(at path: JSONPointer) {
     let start = operations.count
     operations.append(.replace(path: path, value: .null))
     clientOnly(from: start)
-    elision?.held.append(HeldPlace(operation: start, path: path, count: count))
+    elision?.held.append(HeldPlace(operation: start, path: path))
   }
 
   func mark(_ path: JSONPointer, _ mark: ArrayMark) { marks[path] = mark }
