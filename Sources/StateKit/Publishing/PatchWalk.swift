@@ -307,8 +307,9 @@ final class PatchWalk {
     if elision?.held.isEmpty == false { elision?.held.removeAll { $0.operation >= start } }
   }
 
-  /// Replaces the array at `path` whole, for the clients only, without encoding it: the operation's value is left to the state, which writes it as text when the
-  /// patch is written (`HeldValue`), never as a tree of its elements next to them.
+  /// Replaces the array at `path` whole, for the clients only, without encoding it: the
+  /// operation's value is left to the state, which writes it as text when the patch is written
+  /// (`HeldValue`), never as a tree of its elements next to them.
   func hold(at path: JSONPointer) {
     let start = operations.count
     operations.append(.replace(path: path, value: .null))
